@@ -1,0 +1,119 @@
+//! The audit trail: one JSONL file per project per session, one record per event that
+//! matters, each record a single `write()`.
+//!
+//! Records carry a schema version `v`, a `kind`, the session and (for tool events) the
+//! `tool_use_id`, so a pre record joins its outcome. Tool inputs are redacted
+//! ([`crate::redact`]) and long strings truncated with their size and sha256.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::clock::Timestamp;
+use crate::redact;
+use crate::state::{self, StateError};
+
+/// Version of the record schema.
+pub const RECORD_VERSION: u32 = 1;
+
+/// Longest string kept whole in a record; longer ones are cut with size and hash.
+pub const MAX_STRING_BYTES: usize = 2048;
+
+/// Appends one record (a JSON object) to an audit file, adding `v` and `timestamp` first.
+pub fn append(
+    path: &Path,
+    kind: &str,
+    now: Timestamp,
+    fields: Map<String, Value>,
+) -> Result<(), StateError> {
+    let mut record = Map::with_capacity(fields.len() + 3);
+    record.insert("v".into(), json!(RECORD_VERSION));
+    record.insert("kind".into(), json!(kind));
+    record.insert("timestamp".into(), json!(now.iso_millis()));
+    for (k, v) in fields {
+        record.insert(k, v);
+    }
+    let mut record = Value::Object(record);
+    redact::redact_value(&mut record);
+    state::append_line(path, &record.to_string())
+}
+
+/// Returns a value safe to log: long strings cut (keeping their size and sha256), secrets
+/// redacted.
+pub fn loggable(v: &Value) -> Value {
+    let mut out = shrink(v, 0);
+    redact::redact_value(&mut out);
+    out
+}
+
+fn shrink(v: &Value, depth: usize) -> Value {
+    if depth > 32 {
+        return json!("[... nested too deep]");
+    }
+    match v {
+        Value::String(s) if s.len() > MAX_STRING_BYTES => Value::String(truncate_with_digest(s)),
+        Value::Array(items) => Value::Array(items.iter().map(|i| shrink(i, depth + 1)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), shrink(v, depth + 1)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Cuts a long string to its head, followed by a marker naming its size and sha256.
+pub fn truncate_with_digest(s: &str) -> String {
+    let mut cut = MAX_STRING_BYTES.min(s.len());
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let digest = Sha256::digest(s.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}[... truncated by oath: {} bytes, sha256 {hex}]",
+        &s[..cut],
+        s.len()
+    )
+}
+
+/// Serializes any value into a record field map (helper for typed records).
+pub fn fields<T: Serialize>(value: &T) -> Map<String, Value> {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_are_single_lines_with_version_and_redaction() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a/s.jsonl");
+        let mut f = Map::new();
+        f.insert("tool_input".into(), loggable(&json!({"command": "export GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345 && x"})));
+        append(&path, "pre", Timestamp::from_unix(0), f).unwrap();
+        append(&path, "outcome", Timestamp::from_unix(1), Map::new()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        let first: Value = serde_json::from_str(lines[0]).unwrap();
+        assert_eq!(first["v"], 1);
+        assert_eq!(first["kind"], "pre");
+        assert!(!text.contains("ghp_0123"), "{text}");
+    }
+
+    #[test]
+    fn long_strings_keep_size_and_hash() {
+        let big = "é".repeat(5000);
+        let out = loggable(&json!({"content": big}));
+        let s = out["content"].as_str().unwrap();
+        assert!(s.len() < 2200);
+        assert!(s.contains("10000 bytes, sha256 "));
+    }
+}

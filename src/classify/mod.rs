@@ -1,0 +1,302 @@
+//! Classification of one tool call into a domain, a risk and a complexity.
+//!
+//! Pure functions over the payload's `tool_name` and `tool_input`: Bash commands go through
+//! the shell parser ([`crate::shell`]) and every command the line would run is classified,
+//! the riskiest part deciding the whole; other tools are classified by path, URL, MCP verb.
+//! Nothing here touches the disk or the clock.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+mod tools;
+
+/// A trust domain: trust is earned and lost per domain.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+pub enum Domain {
+    /// Reading files, listing, searching.
+    #[serde(rename = "file_read")]
+    FileRead,
+    /// Writing files that are neither source nor docs.
+    #[serde(rename = "file_write")]
+    FileWrite,
+    /// Writing project source files.
+    #[serde(rename = "file_write_src")]
+    FileWriteSrc,
+    /// Writing documentation.
+    #[serde(rename = "docs_write")]
+    DocsWrite,
+    /// Read-only git (status, log, diff, show).
+    #[serde(rename = "git_read")]
+    GitRead,
+    /// Local git changes (add, commit, branch, reset).
+    #[serde(rename = "git_local")]
+    GitLocal,
+    /// Git talking to remotes (push, pull, fetch, clone).
+    #[serde(rename = "git_remote")]
+    GitRemote,
+    /// General shell commands.
+    #[serde(rename = "shell_exec")]
+    ShellExec,
+    /// Running tests.
+    #[serde(rename = "test_run")]
+    TestRun,
+    /// Network access (downloads, WebFetch, WebSearch, remote shells).
+    #[serde(rename = "network")]
+    Network,
+    /// Installing or removing packages.
+    #[serde(rename = "package")]
+    Package,
+    /// MCP server tools.
+    #[serde(rename = "mcp")]
+    Mcp,
+    /// Spawning subagents (Agent / Task).
+    #[serde(rename = "subagent")]
+    Subagent,
+    /// Everything else.
+    #[serde(rename = "_global")]
+    Global,
+}
+
+impl Domain {
+    /// Every domain.
+    pub const ALL: [Domain; 14] = [
+        Self::FileRead,
+        Self::FileWrite,
+        Self::FileWriteSrc,
+        Self::DocsWrite,
+        Self::GitRead,
+        Self::GitLocal,
+        Self::GitRemote,
+        Self::ShellExec,
+        Self::TestRun,
+        Self::Network,
+        Self::Package,
+        Self::Mcp,
+        Self::Subagent,
+        Self::Global,
+    ];
+
+    /// Returns the name used in state files and the audit trail.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::FileRead => "file_read",
+            Self::FileWrite => "file_write",
+            Self::FileWriteSrc => "file_write_src",
+            Self::DocsWrite => "docs_write",
+            Self::GitRead => "git_read",
+            Self::GitLocal => "git_local",
+            Self::GitRemote => "git_remote",
+            Self::ShellExec => "shell_exec",
+            Self::TestRun => "test_run",
+            Self::Network => "network",
+            Self::Package => "package",
+            Self::Mcp => "mcp",
+            Self::Subagent => "subagent",
+            Self::Global => "_global",
+        }
+    }
+
+    /// Parses a domain name.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|d| d.as_str() == s)
+    }
+}
+
+impl fmt::Display for Domain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A risk category, ordered so that the worst of several is their `max`.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Risk {
+    /// Reads and harmless commands (value 1).
+    Low,
+    /// Ordinary changes (value 2).
+    Medium,
+    /// Destructive or far-reaching work that earned trust may allow (value 3).
+    High,
+    /// Irreversible damage outside the project, running downloaded code, exfiltration:
+    /// denied at any trust (value 4).
+    Critical,
+}
+
+impl Risk {
+    /// Returns the risk value 1–4.
+    pub fn value(self) -> u8 {
+        match self {
+            Self::Low => 1,
+            Self::Medium => 2,
+            Self::High => 3,
+            Self::Critical => 4,
+        }
+    }
+
+    /// Returns the complexity derived from the risk (seed 001 §3.1): 0.2 / 0.5 / 0.7 / 1.0.
+    pub fn complexity(self) -> f64 {
+        match self {
+            Self::Low => 0.2,
+            Self::Medium => 0.5,
+            Self::High => 0.7,
+            Self::Critical => 1.0,
+        }
+    }
+
+    /// Returns the lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+            Self::Critical => "critical",
+        }
+    }
+}
+
+impl fmt::Display for Risk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The classification of one part of a call (one command of a shell line, or the whole call
+/// for other tools).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Part {
+    /// The command or target as oath understood it (e.g. `rm -rf /`, `Write src/main.rs`).
+    pub text: String,
+    /// Its domain.
+    pub domain: Domain,
+    /// Its risk.
+    pub risk: Risk,
+    /// Id of the rule that decided (kebab-case), for `oath explain` and the audit.
+    pub rule: String,
+    /// Why, in a short sentence.
+    pub reason: String,
+}
+
+/// The classification of a whole tool call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Classification {
+    /// Domain of the riskiest part.
+    pub domain: Domain,
+    /// Worst risk of all parts.
+    pub risk: Risk,
+    /// Complexity derived from the risk.
+    pub complexity: f64,
+    /// Id of the rule of the riskiest part.
+    pub rule: String,
+    /// Reason of the riskiest part.
+    pub reason: String,
+    /// A safer way to do the same, when one exists (named in deny reasons).
+    pub alternative: Option<String>,
+    /// Every part, in source order.
+    pub parts: Vec<Part>,
+}
+
+impl Classification {
+    /// Builds a classification from its parts: the riskiest part (first among equals) decides.
+    pub fn from_parts(parts: Vec<Part>, alternative: Option<String>) -> Self {
+        let worst = parts
+            .iter()
+            .enumerate()
+            .max_by(|(ia, a), (ib, b)| a.risk.cmp(&b.risk).then(ib.cmp(ia)))
+            .map(|(_, p)| p.clone());
+        let worst = worst.unwrap_or_else(|| Part {
+            text: String::new(),
+            domain: Domain::ShellExec,
+            risk: Risk::Low,
+            rule: "empty".into(),
+            reason: "nothing to run".into(),
+        });
+        Self {
+            domain: worst.domain,
+            risk: worst.risk,
+            complexity: worst.risk.complexity(),
+            rule: worst.rule,
+            reason: worst.reason,
+            alternative,
+            parts,
+        }
+    }
+
+    /// Returns a classification made of one part.
+    pub fn single(
+        text: impl Into<String>,
+        domain: Domain,
+        risk: Risk,
+        rule: &str,
+        reason: impl Into<String>,
+    ) -> Self {
+        Self::from_parts(
+            vec![Part {
+                text: text.into(),
+                domain,
+                risk,
+                rule: rule.into(),
+                reason: reason.into(),
+            }],
+            None,
+        )
+    }
+}
+
+/// What classification needs to know about the surroundings: paths only, no I/O.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// Project root (inside it, destructive work is high, not critical).
+    pub project_root: PathBuf,
+    /// Working directory of the call (relative paths resolve against it).
+    pub cwd: PathBuf,
+    /// The user's home directory.
+    pub home: Option<PathBuf>,
+    /// Paths the agent must never modify: oath's state, config and binary, Claude Code
+    /// settings files holding oath's hooks.
+    pub protected: Vec<PathBuf>,
+}
+
+impl Context {
+    /// Returns a context for a project root, using it as cwd too.
+    pub fn for_project(root: &Path, home: Option<&Path>) -> Self {
+        Self {
+            project_root: root.to_path_buf(),
+            cwd: root.to_path_buf(),
+            home: home.map(Path::to_path_buf),
+            protected: Vec::new(),
+        }
+    }
+}
+
+/// Classifies one tool call.
+pub fn classify(tool_name: &str, tool_input: &Value, ctx: &Context) -> Classification {
+    tools::classify_tool(tool_name, tool_input, ctx)
+}

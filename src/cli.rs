@@ -1,0 +1,95 @@
+//! The command line: the clap root and one dispatch match. Each subcommand lives in
+//! `cmd/<name>.rs` with its arguments and its `run`.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::cmd;
+
+/// oath: a trust gate, post-tool observer, 3-strike loop breaker and KPT retrospective for
+/// Claude Code, in one fast binary.
+///
+/// Claude Code runs `oath hook` on every hook event (`oath install` registers it); the other
+/// commands are for people.
+#[derive(Debug, Parser)]
+#[command(name = "oath", version, about, long_about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Every subcommand.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Answer one Claude Code hook event read from stdin (what Claude Code runs)
+    Hook(cmd::hook::HookArgs),
+    /// Show how oath classifies and decides a command or a payload
+    Explain(cmd::explain::ExplainArgs),
+    /// Show trust per domain
+    Status(cmd::status::StatusArgs),
+    /// Run the seed's four trust scenarios on the real engine and print each step
+    Demo(cmd::demo::DemoArgs),
+    /// Show the audit trail
+    Audit(cmd::audit::AuditArgs),
+    /// Show or set the project phase (planning, building, auditing)
+    Phase(cmd::phase::PhaseArgs),
+    /// Register oath's hooks and slash commands in Claude Code settings
+    Install(cmd::install::InstallArgs),
+    /// Remove exactly what `oath install` added
+    Uninstall(cmd::install::UninstallArgs),
+    /// Check that oath is installed, registered and working, and say how to fix what is not
+    Doctor(cmd::doctor::DoctorArgs),
+    /// Show, validate or print the schema of the configuration
+    Config(cmd::config::ConfigArgs),
+    /// Inspect and resolve errors tracked by the 3-strike protocol
+    Errors(cmd::errors::ErrorsArgs),
+    /// Write, validate and apply KPT session retrospectives
+    Kpt(cmd::kpt::KptArgs),
+    /// Print shell completions
+    Completions(cmd::completions::CompletionsArgs),
+}
+
+/// Parses the process arguments and runs the command.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    run(cli)
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        Command::Hook(args) => return cmd::hook::run(args),
+        Command::Explain(args) => cmd::explain::run(&args),
+        Command::Status(args) => cmd::status::run(&args),
+        Command::Demo(args) => cmd::demo::run(&args),
+        Command::Audit(args) => cmd::audit::run(&args),
+        Command::Phase(args) => cmd::phase::run(&args),
+        Command::Install(args) => cmd::install::run_install(&args),
+        Command::Uninstall(args) => cmd::install::run_uninstall(&args),
+        Command::Doctor(args) => cmd::doctor::run(&args),
+        Command::Config(args) => cmd::config::run(&args),
+        Command::Errors(args) => cmd::errors::run(&args),
+        Command::Kpt(args) => cmd::kpt::run(&args),
+        Command::Completions(args) => cmd::completions::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            crate::ui::error(&e.to_string());
+            ExitCode::from(e.code)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_app() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,344 @@
+//! oath's configuration: YAML, the project's `.oath.yaml` over the user file, defaults equal
+//! to the seed values.
+//!
+//! Each file is first read on its own into [`Config`] with unknown keys refused, so errors name
+//! the file, line and key (with a "did you mean"); then both are deep-merged (project wins,
+//! key by key) and the result is checked for out-of-range values. Sections whose entries are
+//! checked separately (`postToolUse` commands, `rules`) report problems per entry, so one bad
+//! entry does not switch off the other features.
+
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::kpt::KptConfig;
+use crate::observers::PostToolUseConfig;
+use crate::rules::Rules;
+use crate::strike::StrikeConfig;
+use crate::trust::{AutonomyParams, RiskWeights, TrustParams};
+
+/// What PreToolUse answers when oath itself fails (bad input, invalid config, a bug).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OnError {
+    /// Ask the user, with the reason (default).
+    #[default]
+    Ask,
+    /// Deny the call.
+    Deny,
+    /// Let the call through (Claude Code's own rules still apply).
+    Allow,
+}
+
+/// Model routing for subagents (Phase 2b), off by default.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelRouting {
+    /// When true, PreToolUse of Agent/Task sets `model` to the recommended model
+    /// (through `updatedInput`, with an allow or ask decision).
+    pub enabled: bool,
+}
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// PreToolUse outcome when oath fails internally: ask (default), deny or allow.
+    pub on_error: OnError,
+    /// Trust model parameters.
+    pub trust: TrustParams,
+    /// Weights of risk and complexity in the autonomy formula.
+    pub risk: RiskWeights,
+    /// Autonomy thresholds of the decision.
+    pub autonomy: AutonomyParams,
+    /// User allow / ask / deny rules.
+    pub rules: Rules,
+    /// Subagent model routing.
+    pub model_routing: ModelRouting,
+    /// Read-only commands run after tools (seed 002).
+    #[serde(rename = "postToolUse")]
+    pub post_tool_use: PostToolUseConfig,
+    /// The 3-strike protocol.
+    pub strikes: StrikeConfig,
+    /// KPT retrospectives.
+    pub kpt: KptConfig,
+}
+
+/// A configuration problem, naming the file (and line, when known).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {message}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// The YAML is invalid or does not fit the schema.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message (with line and column) and a hint.
+        message: String,
+    },
+    /// Values out of range or inconsistent.
+    #[error("invalid configuration:\n  {}", .0.join("\n  "))]
+    Invalid(Vec<String>),
+}
+
+/// Where a layer came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layer {
+    /// Built-in defaults.
+    Builtin,
+    /// The user file.
+    User,
+    /// The project's `.oath.yaml`.
+    Project,
+}
+
+/// A loaded configuration and the files it came from.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The merged, validated configuration.
+    pub config: Config,
+    /// Files read, with their layer.
+    pub sources: Vec<(Layer, PathBuf)>,
+    /// Problems of single entries (a command without `run`, a bad glob): reported, skipped.
+    pub warnings: Vec<String>,
+}
+
+impl Config {
+    /// Loads the user file and the project file (each optional) and merges them.
+    pub fn load(user: Option<&Path>, project: Option<&Path>) -> Result<Loaded, ConfigError> {
+        let mut merged = Value::Object(serde_json::Map::new());
+        let mut sources = Vec::new();
+        for (layer, path) in [(Layer::User, user), (Layer::Project, project)] {
+            let Some(path) = path else { continue };
+            let text = match std::fs::read_to_string(path) {
+                Ok(t) => t,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => {
+                    return Err(ConfigError::Read {
+                        path: path.to_path_buf(),
+                        message: e.to_string(),
+                    });
+                }
+            };
+            let value = parse_layer(&text, path)?;
+            deep_merge(&mut merged, value);
+            sources.push((layer, path.to_path_buf()));
+        }
+        let config: Config = serde_json::from_value(merged)
+            .map_err(|e| ConfigError::Invalid(vec![format!("merged configuration: {e}")]))?;
+        let errors = config.range_errors();
+        if !errors.is_empty() {
+            return Err(ConfigError::Invalid(errors));
+        }
+        let warnings = config.entry_warnings();
+        Ok(Loaded {
+            config,
+            sources,
+            warnings,
+        })
+    }
+
+    /// Parses one YAML text as a full configuration (used by `oath config validate`).
+    pub fn from_yaml(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let value = parse_layer(text, path)?;
+        serde_json::from_value(value).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Returns out-of-range values (these make the configuration invalid).
+    pub fn range_errors(&self) -> Vec<String> {
+        let mut e = self.trust.validate();
+        e.extend(self.risk.validate());
+        e.extend(self.autonomy.validate());
+        e.extend(self.strikes.validate());
+        e
+    }
+
+    /// Returns problems of single entries, which are skipped rather than fatal.
+    pub fn entry_warnings(&self) -> Vec<String> {
+        let mut w = self.rules.validate();
+        w.extend(self.post_tool_use.validate());
+        w
+    }
+
+    /// Returns the JSON Schema of the configuration.
+    pub fn schema() -> Value {
+        serde_json::to_value(schemars::schema_for!(Config)).unwrap_or(Value::Null)
+    }
+}
+
+/// Parses one file: typed first (for line-numbered errors and unknown keys), then as a value.
+fn parse_layer(text: &str, path: &Path) -> Result<Value, ConfigError> {
+    if let Err(e) = serde_saphyr::from_str::<Config>(text) {
+        return Err(ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: with_suggestion(&e.to_string()),
+        });
+    }
+    let value: Value = serde_saphyr::from_str(text).map_err(|e| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    Ok(match value {
+        Value::Null => Value::Object(serde_json::Map::new()),
+        v => v,
+    })
+}
+
+/// Merges `overlay` into `base`: objects key by key, anything else replaced.
+pub fn deep_merge(base: &mut Value, overlay: Value) {
+    match (base, overlay) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                match b.get_mut(&k) {
+                    Some(existing) if existing.is_object() && v.is_object() => {
+                        deep_merge(existing, v)
+                    }
+                    _ => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (b, o) => *b = o,
+    }
+}
+
+/// Adds "did you mean `x`?" to an unknown-field message.
+fn with_suggestion(message: &str) -> String {
+    let Some(rest) = message.split("unknown field `").nth(1) else {
+        return message.to_owned();
+    };
+    let Some((field, after)) = rest.split_once('`') else {
+        return message.to_owned();
+    };
+    let Some(expected) = after.split("expected one of ").nth(1) else {
+        return message.to_owned();
+    };
+    let first_line = expected.lines().next().unwrap_or_default();
+    let best = first_line
+        .split(',')
+        .map(|c| c.trim().trim_matches('`'))
+        .filter(|c| !c.is_empty())
+        .map(|c| (edit_distance(field, c), c))
+        .min();
+    match best {
+        Some((d, c)) if d <= field.len().max(3) / 2 + 1 => {
+            format!("{message}\nhint: did you mean `{c}`?")
+        }
+        _ => message.to_owned(),
+    }
+}
+
+/// Levenshtein distance.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn defaults_equal_the_seed_values() {
+        let c = Config::default();
+        assert_eq!(c.trust.initial_score, 0.3);
+        assert_eq!(c.trust.failure_decay, 0.85);
+        assert_eq!(c.trust.recovery_boost_multiplier, 1.5);
+        assert_eq!(c.trust.boost_threshold, 20);
+        assert_eq!(c.trust.hibernation_days, 14);
+        assert_eq!((c.risk.lambda1, c.risk.lambda2), (0.6, 0.4));
+        assert_eq!(
+            (
+                c.autonomy.auto_approve_threshold,
+                c.autonomy.human_required_threshold
+            ),
+            (0.8, 0.4)
+        );
+        assert_eq!(c.on_error, OnError::Ask);
+        assert!(c.range_errors().is_empty());
+    }
+
+    #[test]
+    fn project_overrides_user_key_by_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = write(
+            dir.path(),
+            "user.yaml",
+            "trust:\n  initial_score: 0.2\n  failure_decay: 0.9\non_error: deny\n",
+        );
+        let project = write(dir.path(), "project.yaml", "trust:\n  initial_score: 0.1\n");
+        let loaded = Config::load(Some(&user), Some(&project)).unwrap();
+        assert_eq!(loaded.config.trust.initial_score, 0.1);
+        assert_eq!(loaded.config.trust.failure_decay, 0.9);
+        assert_eq!(loaded.config.on_error, OnError::Deny);
+        assert_eq!(loaded.sources.len(), 2);
+    }
+
+    #[test]
+    fn unknown_key_names_line_and_suggests() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "c.yaml", "trust:\n  initial_scor: 0.2\n");
+        let err = Config::load(None, Some(&p)).unwrap_err().to_string();
+        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("did you mean `initial_score`?"), "{err}");
+    }
+
+    #[test]
+    fn out_of_range_values_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "c.yaml",
+            "trust:\n  initial_score: 1.0\nautonomy:\n  auto_approve_threshold: 0.3\n",
+        );
+        let err = Config::load(None, Some(&p)).unwrap_err().to_string();
+        assert!(
+            err.contains("trust.initial_score is 1, but it must be between 0 and 0.5"),
+            "{err}"
+        );
+        assert!(
+            err.contains("must be below autonomy.auto_approve_threshold"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn empty_file_is_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "c.yaml", "");
+        assert_eq!(
+            Config::load(None, Some(&p)).unwrap().config,
+            Config::default()
+        );
+    }
+}

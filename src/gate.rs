@@ -1,0 +1,217 @@
+//! PreToolUse: the trust gate. Classifies the call, reads trust (never writes it), applies
+//! phase, rules and standing 3-strike escalations, decides, records the pre audit record and
+//! answers.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value, json};
+
+use crate::audit;
+use crate::classify::{self, Classification};
+use crate::clock::Timestamp;
+use crate::config::Config;
+use crate::decide::{self, Decision, Inputs, Verdict};
+use crate::phase::Phase;
+use crate::project::{Env, Project};
+use crate::protocol::{Answer, HookInput};
+use crate::rules::Subject;
+use crate::state::{self, ReadOutcome};
+use crate::strike;
+use crate::trust::TrustFile;
+
+/// Everything the gate computed for one call (also what `oath explain` prints).
+#[derive(Debug, Clone)]
+pub struct Evaluation {
+    /// The classification.
+    pub class: Classification,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The phase in force.
+    pub phase: Option<Phase>,
+}
+
+/// Returns the classification context for a project: paths the agent must not modify
+/// included.
+pub fn classify_context(
+    env: &Env,
+    project: &Project,
+    cwd: Option<&std::path::Path>,
+) -> classify::Context {
+    let mut protected: Vec<PathBuf> = vec![env.state_root(), project.config_file()];
+    if let Some(p) = env.user_config_path() {
+        protected.push(p);
+    }
+    if let Some(claude) = env.claude_dir() {
+        protected.push(claude.join("settings.json"));
+        protected.push(claude.join("settings.local.json"));
+    }
+    protected.push(project.root.join(".claude/settings.json"));
+    protected.push(project.root.join(".claude/settings.local.json"));
+    if let Ok(exe) = std::env::current_exe() {
+        protected.push(exe);
+    }
+    classify::Context {
+        project_root: project.root.clone(),
+        cwd: cwd
+            .map(PathBuf::from)
+            .unwrap_or_else(|| project.root.clone()),
+        home: env.home.clone(),
+        protected,
+    }
+}
+
+/// A tool call as the gate sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    /// Tool name.
+    pub tool_name: &'a str,
+    /// Tool input object.
+    pub tool_input: &'a Value,
+    /// Working directory of the call.
+    pub cwd: Option<&'a std::path::Path>,
+}
+
+/// Evaluates a call without side effects (reads trust, phase and strikes; writes nothing).
+pub fn evaluate(
+    env: &Env,
+    project: &Project,
+    config: &Config,
+    call: Call<'_>,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+) -> Evaluation {
+    let Call {
+        tool_name,
+        tool_input,
+        cwd,
+    } = call;
+    let ctx = classify_context(env, project, cwd);
+    let class = classify::classify(tool_name, tool_input, &ctx);
+    let trust_file = match state::read_json::<TrustFile>(&project.trust_file()) {
+        ReadOutcome::Ok(f) => Some(f),
+        ReadOutcome::Missing => None,
+        ReadOutcome::Corrupt(reason) => {
+            warnings.push(format!(
+                "{} is unreadable ({reason}); using the initial trust (the next update moves it aside)",
+                project.trust_file().display()
+            ));
+            None
+        }
+    };
+    let trust = trust_file
+        .as_ref()
+        .map(|f| f.score(class.domain.as_str(), now, &config.trust))
+        .unwrap_or(config.trust.initial_score);
+    let phase = Phase::read(&project.phase_file());
+    let commands: Vec<&str> = class
+        .parts
+        .iter()
+        .map(|p| p.text.as_str())
+        .chain(tool_input.get("command").and_then(Value::as_str))
+        .collect();
+    let paths: Vec<&str> = ["file_path", "notebook_path", "path"]
+        .iter()
+        .filter_map(|k| tool_input.get(*k).and_then(Value::as_str))
+        .collect();
+    let rule = if config.rules.is_empty() {
+        None
+    } else {
+        config.rules.matching(&Subject {
+            tool: tool_name,
+            commands,
+            paths,
+        })
+    };
+    let strike = if config.strikes.enabled {
+        strike::escalation_for(project, tool_name, tool_input, &config.strikes)
+    } else {
+        None
+    };
+    let verdict = decide::decide(&Inputs {
+        class: &class,
+        trust,
+        phase,
+        rule,
+        strike,
+        weights: &config.risk,
+        thresholds: &config.autonomy,
+    });
+    Evaluation {
+        class,
+        verdict,
+        phase,
+    }
+}
+
+/// Handles PreToolUse.
+pub fn pre_tool_use(
+    env: &Env,
+    project: &Project,
+    config: &Config,
+    input: &HookInput,
+    now: Timestamp,
+) -> Answer {
+    let mut warnings = Vec::new();
+    let tool_name = input.tool_name.as_deref().unwrap_or("");
+    let tool_input = input.tool_input();
+    let call = Call {
+        tool_name,
+        tool_input,
+        cwd: input.cwd.as_deref(),
+    };
+    let eval = evaluate(env, project, config, call, now, &mut warnings);
+    let Evaluation {
+        class,
+        verdict,
+        phase,
+    } = &eval;
+    let routed = (config.model_routing.enabled
+        && matches!(tool_name, "Agent" | "Task")
+        && matches!(verdict.decision, Decision::Allow | Decision::Ask))
+    .then(|| decide::routed_input(tool_input, verdict.recommended_model));
+
+    let mut f = Map::new();
+    f.insert("session_id".into(), json!(input.session_id));
+    f.insert("tool_use_id".into(), json!(input.tool_use_id));
+    f.insert("tool_name".into(), json!(tool_name));
+    f.insert("tool_input".into(), audit::loggable(tool_input));
+    f.insert("domain".into(), json!(class.domain));
+    f.insert("risk_category".into(), json!(class.risk));
+    f.insert("risk_value".into(), json!(class.risk.value()));
+    f.insert("complexity".into(), json!(class.complexity));
+    f.insert("rule".into(), json!(class.rule));
+    f.insert("trust_score_before".into(), json!(verdict.trust));
+    f.insert("autonomy_score".into(), json!(verdict.autonomy));
+    f.insert("decision".into(), json!(verdict.decision));
+    f.insert("reason".into(), json!(verdict.reason));
+    f.insert("outcome".into(), json!("pending"));
+    f.insert("trust_score_after".into(), Value::Null);
+    f.insert("recommended_model".into(), json!(verdict.recommended_model));
+    f.insert("phase".into(), json!(phase));
+    if routed.is_some() {
+        f.insert("model_routed".into(), json!(true));
+    }
+    if let Some(agent) = &input.agent_id {
+        f.insert("agent_id".into(), json!(agent));
+    }
+    if let Err(e) = audit::append(
+        &project.audit_file(input.session_or_unknown()),
+        "pre",
+        now,
+        f,
+    ) {
+        warnings.push(format!("audit not written: {e}"));
+    }
+
+    let mut answer = match verdict.decision.permission() {
+        Some(p) => Answer::decision(p, verdict.reason.clone()),
+        None => Answer::silent(&input.event),
+    };
+    if let Some(routed) = routed {
+        answer = answer.with_updated_input(routed);
+    }
+    for w in warnings {
+        answer = answer.with_stderr(w);
+    }
+    answer
+}

@@ -1,0 +1,200 @@
+//! `oath hook`: the hot path. Reads one payload from stdin, dispatches on `hook_event_name`,
+//! answers with one JSON object or nothing, and exits 0 (or 2 for an intended block).
+//!
+//! Bad input (empty, not UTF-8, not JSON, over the size cap) gets one line on stderr and a
+//! safe outcome without touching state; PreToolUse then answers the configured `on_error`
+//! (default ask) instead of passing silently. A panic anywhere is caught here and answered
+//! the same way.
+
+use std::io::{self, Read};
+use std::panic::{self, AssertUnwindSafe};
+use std::process::ExitCode;
+
+use serde_json::{Map, json};
+
+use crate::audit;
+use crate::clock::Timestamp;
+use crate::config::{Config, ConfigError, OnError};
+use crate::gate;
+use crate::outcome;
+use crate::project::{Env, Project};
+use crate::protocol::{
+    Answer, EventName, HookInput, InputError, MAX_PAYLOAD_BYTES, PermissionDecision,
+};
+
+/// What a hook invocation depends on besides stdin.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// The environment.
+    pub env: Env,
+    /// Now.
+    pub now: Timestamp,
+    /// Event named on the command line (`oath hook PreToolUse`).
+    pub event_hint: Option<String>,
+}
+
+impl Ctx {
+    /// Builds the context from the process.
+    pub fn from_process(event_hint: Option<String>) -> Self {
+        Self {
+            env: Env::from_process(),
+            now: Timestamp::now(),
+            event_hint,
+        }
+    }
+}
+
+/// Runs the hook on the process's stdin and writes the answer; returns the exit code.
+pub fn run(event_hint: Option<String>) -> ExitCode {
+    let ctx = Ctx::from_process(event_hint);
+    let mut bytes = Vec::new();
+    let read = io::stdin()
+        .lock()
+        .take(MAX_PAYLOAD_BYTES as u64 + 1)
+        .read_to_end(&mut bytes);
+    let answer = match read {
+        Ok(_) => run_guarded(&bytes, &ctx),
+        Err(e) => bad_input(
+            ctx.event_hint.as_deref(),
+            &format!("cannot read stdin: {e}"),
+            &ctx,
+        ),
+    };
+    let code = answer.emit(&mut io::stdout().lock(), &mut io::stderr().lock());
+    ExitCode::from(code)
+}
+
+/// Runs [`run_input`] catching panics (answered like any internal error).
+pub fn run_guarded(bytes: &[u8], ctx: &Ctx) -> Answer {
+    let prev = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    let result = panic::catch_unwind(AssertUnwindSafe(|| run_input(bytes, ctx)));
+    panic::set_hook(prev);
+    match result {
+        Ok(answer) => answer,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            let event = sniff_event(bytes).or_else(|| ctx.event_hint.clone());
+            internal_error(
+                event.as_deref(),
+                &format!("internal error: {msg}"),
+                OnError::Ask,
+            )
+        }
+    }
+}
+
+/// Returns `hook_event_name` from a payload that may be otherwise broken.
+fn sniff_event(bytes: &[u8]) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    v.get("hook_event_name")?.as_str().map(str::to_owned)
+}
+
+/// Answers a payload.
+pub fn run_input(bytes: &[u8], ctx: &Ctx) -> Answer {
+    let input = match HookInput::parse(bytes, ctx.event_hint.as_deref()) {
+        Ok(i) => i,
+        Err(e) => {
+            let size_note = match &e {
+                InputError::TooLarge { .. } => " (the cap is documented in README: 32 MiB)",
+                _ => "",
+            };
+            return bad_input(ctx.event_hint.as_deref(), &format!("{e}{size_note}"), ctx);
+        }
+    };
+    let project = Project::resolve(&ctx.env, input.cwd.as_deref());
+    let user_cfg = ctx.env.user_config_path();
+    let (config, config_warnings) =
+        match Config::load(user_cfg.as_deref(), Some(&project.config_file())) {
+            Ok(l) => (l.config, l.warnings),
+            Err(e) => {
+                if input.event == EventName::PreToolUse {
+                    // The broken file cannot say which fail mode it wants: ask.
+                    return internal_error(Some("PreToolUse"), &config_problem(&e), OnError::Ask);
+                }
+                (Config::default(), vec![config_problem(&e)])
+            }
+        };
+    let answer = match &input.event {
+        EventName::PreToolUse => gate::pre_tool_use(&ctx.env, &project, &config, &input, ctx.now),
+        EventName::PostToolUse | EventName::PostToolUseFailure => {
+            outcome::after_tool(&ctx.env, &project, &config, &input, ctx.now)
+        }
+        EventName::SessionStart => outcome::session_start(&project, &config, &input, ctx.now),
+        EventName::Stop | EventName::SessionEnd => {
+            outcome::session_checkpoint(&project, &config, &input, ctx.now)
+        }
+        EventName::Other(name) => {
+            let mut f = Map::new();
+            f.insert("session_id".into(), json!(input.session_id));
+            f.insert("hook_event_name".into(), json!(name));
+            let mut a = Answer::silent(&input.event)
+                .with_stderr(format!("unknown hook event {name:?}; ignored"));
+            if let Err(e) = audit::append(
+                &project.audit_file(input.session_or_unknown()),
+                "unknown_event",
+                ctx.now,
+                f,
+            ) {
+                a = a.with_stderr(format!("audit not written: {e}"));
+            }
+            a
+        }
+        _ => Answer::silent(&input.event),
+    };
+    let mut answer = answer;
+    if !input.type_mismatches.is_empty() {
+        answer = answer.with_stderr(format!(
+            "payload fields of unexpected type ignored: {}",
+            input.type_mismatches.join(", ")
+        ));
+    }
+    for w in config_warnings {
+        answer = answer.with_stderr(w);
+    }
+    answer
+}
+
+fn config_problem(e: &ConfigError) -> String {
+    format!("configuration problem, run `oath config validate`: {e}")
+}
+
+/// Answers input that could not be read. No state is touched; the fail mode comes from the
+/// configuration of the process's project when it can be read.
+fn bad_input(event_hint: Option<&str>, message: &str, ctx: &Ctx) -> Answer {
+    let on_error = if event_hint == Some("PreToolUse") {
+        let project = Project::resolve(&ctx.env, None);
+        Config::load(
+            ctx.env.user_config_path().as_deref(),
+            Some(&project.config_file()),
+        )
+        .map(|l| l.config.on_error)
+        .unwrap_or_default()
+    } else {
+        OnError::Ask
+    };
+    internal_error(event_hint, &format!("bad hook input: {message}"), on_error)
+}
+
+/// Answers an internal problem: for PreToolUse the configured fail mode with the reason,
+/// for other events silence with a line on stderr.
+fn internal_error(event: Option<&str>, message: &str, on_error: OnError) -> Answer {
+    let event = event
+        .map(EventName::parse)
+        .unwrap_or(EventName::Other(String::new()));
+    if event == EventName::PreToolUse {
+        let reason = format!("oath could not check this call ({message}); `oath doctor` can help.");
+        let decision = match on_error {
+            OnError::Ask => PermissionDecision::Ask,
+            OnError::Deny => PermissionDecision::Deny,
+            OnError::Allow => PermissionDecision::Allow,
+        };
+        Answer::decision(decision, reason).with_stderr(message.to_owned())
+    } else {
+        Answer::silent(&event).with_stderr(message.to_owned())
+    }
+}

@@ -1,0 +1,42 @@
+//! oath: a single binary that sits in Claude Code's hooks and makes an AI coding agent safe
+//! to leave alone.
+//!
+//! Module map:
+//!
+//! | concern | modules |
+//! |---|---|
+//! | protocol I/O | [`protocol`] (payloads in, answers out), [`hook`] (the hot path) |
+//! | trust gate | [`shell`], [`classify`], [`trust`], [`phase`], [`rules`], [`decide`], [`gate`] |
+//! | after tools | [`outcome`] (trust updates, outcome records), [`observers`] (user commands) |
+//! | 3-strike protocol | [`strike`] |
+//! | retrospectives | [`transcript`], [`kpt`] |
+//! | files | [`project`] (where), [`state`] (locked atomic files), [`audit`], [`redact`] |
+//! | configuration | [`config`] |
+//! | people | [`cli`], [`cmd`], [`ui`], [`error`] |
+//! | ambient | [`clock`], [`env`] |
+
+pub mod audit;
+pub mod classify;
+pub mod cli;
+pub mod clock;
+pub mod cmd;
+pub mod config;
+pub mod decide;
+pub mod env;
+pub mod error;
+pub mod gate;
+pub mod hook;
+pub mod kpt;
+pub mod observers;
+pub mod outcome;
+pub mod phase;
+pub mod project;
+pub mod protocol;
+pub mod redact;
+pub mod rules;
+pub mod shell;
+pub mod state;
+pub mod strike;
+pub mod transcript;
+pub mod trust;
+pub mod ui;

@@ -1,0 +1,202 @@
+//! PostToolUse and PostToolUseFailure: trust updates, outcome records, strikes and
+//! commands after tools.
+//!
+//! Duties are split as ADR-0007 decides: PostToolUse updates trust on success and, when its
+//! payload reports an error, only records the failure outcome; PostToolUseFailure alone
+//! decays trust. Each outcome is also keyed by `tool_use_id`, so a call whose outcome was
+//! already applied (a double fire) changes nothing, and the audit record names the hook that
+//! wrote it so double fires can be seen.
+
+use serde_json::{Map, Value, json};
+
+use crate::audit;
+use crate::classify;
+use crate::clock::Timestamp;
+use crate::config::Config;
+use crate::gate;
+use crate::kpt;
+use crate::observers;
+use crate::project::{Env, Project};
+use crate::protocol::{Answer, EventName, HookInput};
+use crate::state;
+use crate::strike;
+use crate::trust::{self, Outcome, TrustFile};
+
+/// Returns whether a PostToolUse payload reports an error (older clients, MCP `isError`).
+fn reports_error(input: &HookInput) -> bool {
+    if input.bool_field("is_error") == Some(true) {
+        return true;
+    }
+    match input.tool_response() {
+        Some(Value::Object(m)) => {
+            m.get("isError").and_then(Value::as_bool) == Some(true)
+                || m.get("is_error").and_then(Value::as_bool) == Some(true)
+        }
+        _ => false,
+    }
+}
+
+/// Handles PostToolUse and PostToolUseFailure.
+pub fn after_tool(
+    env: &Env,
+    project: &Project,
+    config: &Config,
+    input: &HookInput,
+    now: Timestamp,
+) -> Answer {
+    let mut warnings = Vec::new();
+    let failure_hook = input.event == EventName::PostToolUseFailure;
+    let interrupted = input.bool_field("is_interrupt") == Some(true);
+    let outcome = if failure_hook || reports_error(input) {
+        Outcome::Failure
+    } else {
+        Outcome::Success
+    };
+    let tool_name = input.tool_name.as_deref().unwrap_or("");
+    let ctx = gate::classify_context(env, project, input.cwd.as_deref());
+    let class = classify::classify(tool_name, input.tool_input(), &ctx);
+    let domain = class.domain.as_str();
+
+    // Trust: successes from PostToolUse, failures from PostToolUseFailure only; user
+    // interrupts are not failures of the agent.
+    let apply = match outcome {
+        Outcome::Success => !failure_hook,
+        Outcome::Failure => failure_hook && !interrupted,
+    };
+    let update = if apply {
+        let params = &config.trust;
+        match state::update_json(
+            &project.trust_file(),
+            now,
+            &mut warnings,
+            || TrustFile::new(params, now),
+            |file: &mut TrustFile| {
+                let u = trust::apply_outcome(
+                    file,
+                    domain,
+                    outcome,
+                    input.tool_use_id.as_deref(),
+                    now,
+                    params,
+                );
+                (!u.duplicate, u)
+            },
+        ) {
+            Ok(u) => Some(u),
+            Err(e) => {
+                warnings.push(format!("trust not updated: {e}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+
+    let mut f = Map::new();
+    f.insert("session_id".into(), json!(input.session_id));
+    f.insert("tool_use_id".into(), json!(input.tool_use_id));
+    f.insert("tool_name".into(), json!(tool_name));
+    f.insert("domain".into(), json!(domain));
+    f.insert("outcome".into(), json!(outcome.as_str()));
+    f.insert("trust_score_before".into(), json!(update.map(|u| u.before)));
+    f.insert("trust_score_after".into(), json!(update.map(|u| u.after)));
+    f.insert(
+        "trust_applied".into(),
+        json!(update.is_some_and(|u| !u.duplicate)),
+    );
+    if update.is_some_and(|u| u.duplicate) {
+        f.insert("duplicate".into(), json!(true));
+    }
+    f.insert("duration_ms".into(), json!(input.duration_ms()));
+    f.insert("hook".into(), json!(input.event.as_str()));
+    if interrupted {
+        f.insert("interrupted".into(), json!(true));
+    }
+    if let Some(err) = input.error_text() {
+        f.insert("error".into(), audit::loggable(&json!(err)));
+    }
+    if let Some(agent) = &input.agent_id {
+        f.insert("agent_id".into(), json!(agent));
+    }
+    if let Err(e) = audit::append(
+        &project.audit_file(input.session_or_unknown()),
+        "outcome",
+        now,
+        f,
+    ) {
+        warnings.push(format!("audit not written: {e}"));
+    }
+
+    let mut answer = Answer::silent(&input.event);
+    if config.strikes.enabled {
+        if failure_hook && !interrupted {
+            if let Some(notice) =
+                strike::on_failure(project, input, now, &config.strikes, &mut warnings)
+            {
+                if let Some(c) = notice.context {
+                    answer = answer.with_context(c);
+                }
+                if let Some(m) = notice.system_message {
+                    answer = answer.with_system_message(m);
+                }
+            }
+        } else if outcome == Outcome::Success {
+            strike::on_success(project, input, now, &config.strikes, &mut warnings);
+        }
+    }
+    observers::run_after_tool(
+        project,
+        input,
+        outcome,
+        now,
+        &config.post_tool_use,
+        &mut warnings,
+    );
+    for w in warnings {
+        answer = answer.with_stderr(w);
+    }
+    answer
+}
+
+/// Handles SessionStart: reminds the model of the branch's unresolved errors.
+pub fn session_start(
+    project: &Project,
+    config: &Config,
+    input: &HookInput,
+    now: Timestamp,
+) -> Answer {
+    let mut answer = Answer::silent(&input.event);
+    let mut f = Map::new();
+    f.insert("session_id".into(), json!(input.session_id));
+    f.insert("source".into(), json!(input.str_field("source")));
+    if let Err(e) = audit::append(
+        &project.audit_file(input.session_or_unknown()),
+        "session_start",
+        now,
+        f,
+    ) {
+        answer = answer.with_stderr(format!("audit not written: {e}"));
+    }
+    if config.strikes.enabled
+        && let Some(summary) = strike::session_start_summary(project, &config.strikes)
+    {
+        answer = answer.with_context(summary);
+    }
+    answer
+}
+
+/// Handles Stop and SessionEnd: records the session's metrics for retrospectives.
+pub fn session_checkpoint(
+    project: &Project,
+    config: &Config,
+    input: &HookInput,
+    now: Timestamp,
+) -> Answer {
+    let mut warnings = Vec::new();
+    kpt::record_session(project, input, now, &config.kpt, &mut warnings);
+    let mut answer = Answer::silent(&input.event);
+    for w in warnings {
+        answer = answer.with_stderr(w);
+    }
+    answer
+}

@@ -1,0 +1,323 @@
+//! The primitives behind [`crate::state`].
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::clock::Timestamp;
+
+/// A failure to read or write one of oath's files.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// An I/O operation failed.
+    #[error("failed to {action} {path}: {source}")]
+    Io {
+        /// What was being done (`lock`, `write`, ...).
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A value could not be serialized.
+    #[error("failed to serialize {path}: {source}")]
+    Serialize {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: serde_json::Error,
+    },
+}
+
+fn io_err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> StateError + 'a {
+    move |source| StateError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The result of reading a state file without changing it.
+#[derive(Debug)]
+pub enum ReadOutcome<T> {
+    /// The file does not exist.
+    Missing,
+    /// The file was read.
+    Ok(T),
+    /// The file exists but is not a valid `T`; the reason says why.
+    Corrupt(String),
+}
+
+impl<T> ReadOutcome<T> {
+    /// Returns the value, or the given default for a missing or corrupt file.
+    pub fn or_default_with(self, default: impl FnOnce() -> T) -> T {
+        match self {
+            Self::Ok(v) => v,
+            Self::Missing | Self::Corrupt(_) => default(),
+        }
+    }
+}
+
+/// Largest state file read: larger files are treated as corrupt (64 MiB).
+const MAX_STATE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads and parses a JSON state file without locking and without changing anything.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> ReadOutcome<T> {
+    match read_bytes(path) {
+        Ok(None) => ReadOutcome::Missing,
+        Ok(Some(bytes)) => match serde_json::from_slice(&bytes) {
+            Ok(v) => ReadOutcome::Ok(v),
+            Err(e) if bytes.iter().all(u8::is_ascii_whitespace) => {
+                let _ = e;
+                ReadOutcome::Corrupt("the file is empty".into())
+            }
+            Err(e) => ReadOutcome::Corrupt(format!("invalid JSON: {e}")),
+        },
+        Err(reason) => ReadOutcome::Corrupt(reason),
+    }
+}
+
+fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot stat: {e}")),
+    };
+    if meta.file_type().is_symlink() {
+        return Err("the file is a symbolic link, which oath does not follow".into());
+    }
+    if meta.is_dir() {
+        return Err("a directory stands where the file should be".into());
+    }
+    if meta.len() > MAX_STATE_BYTES {
+        return Err(format!(
+            "the file is {} bytes, over the {MAX_STATE_BYTES}-byte limit",
+            meta.len()
+        ));
+    }
+    let mut file = File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    Ok(Some(bytes))
+}
+
+/// Moves a corrupt file aside as `<file>.corrupt-<stamp>` and returns the new path.
+fn quarantine(path: &Path, now: Timestamp) -> io::Result<PathBuf> {
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(format!(".corrupt-{}", now.file_stamp()));
+    let mut aside = PathBuf::from(aside);
+    let mut n = 1;
+    while fs::symlink_metadata(&aside).is_ok() {
+        let mut next = path.as_os_str().to_owned();
+        next.push(format!(".corrupt-{}-{n}", now.file_stamp()));
+        aside = PathBuf::from(next);
+        n += 1;
+    }
+    fs::rename(path, &aside)?;
+    Ok(aside)
+}
+
+fn lock_path(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".lock");
+    PathBuf::from(p)
+}
+
+/// Reads, changes and rewrites a JSON state file under an exclusive lock.
+///
+/// A missing file starts from `default()`; a corrupt one is moved aside with a warning pushed
+/// to `warnings` and also starts from `default()`. `change` returns whether anything changed
+/// (nothing is written otherwise) and a value passed back to the caller.
+pub fn update_json<T, R>(
+    path: &Path,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+    default: impl FnOnce() -> T,
+    change: impl FnOnce(&mut T) -> (bool, R),
+) -> Result<R, StateError>
+where
+    T: Serialize + DeserializeOwned,
+{
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+    let lock_file = lock_path(path);
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_file)
+        .map_err(io_err("open lock", &lock_file))?;
+    lock.lock().map_err(io_err("lock", &lock_file))?;
+    let mut value = match read_json::<T>(path) {
+        ReadOutcome::Ok(v) => v,
+        ReadOutcome::Missing => default(),
+        ReadOutcome::Corrupt(reason) => {
+            match quarantine(path, now) {
+                Ok(aside) => warnings.push(format!(
+                    "{} was unreadable ({reason}); moved it to {} and started from defaults",
+                    path.display(),
+                    aside.display()
+                )),
+                Err(e) => warnings.push(format!(
+                    "{} was unreadable ({reason}) and could not be moved aside ({e}); starting from defaults",
+                    path.display()
+                )),
+            }
+            default()
+        }
+    };
+    let (changed, result) = change(&mut value);
+    if changed {
+        write_json_atomic(path, &value)?;
+    }
+    drop(lock);
+    Ok(result)
+}
+
+/// Writes a JSON file by temp file, fsync and rename (no lock: callers hold one if needed).
+pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), StateError> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|source| StateError::Serialize {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    bytes.push(b'\n');
+    write_atomic(path, &bytes)
+}
+
+/// Writes bytes to a file by temp file, fsync and rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".oath-tmp-")
+        .tempfile_in(dir)
+        .map_err(io_err("create temp file in", dir))?;
+    tmp.write_all(bytes).map_err(io_err("write", path))?;
+    tmp.as_file().sync_all().map_err(io_err("sync", path))?;
+    tmp.persist(path).map_err(|e| StateError::Io {
+        action: "replace",
+        path: path.to_path_buf(),
+        source: e.error,
+    })?;
+    Ok(())
+}
+
+/// Appends one line to a log file with a single `write()`, creating the file and its directory.
+pub fn append_line(path: &Path, line: &str) -> Result<(), StateError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+    let mut buf = Vec::with_capacity(line.len() + 1);
+    buf.extend_from_slice(line.as_bytes());
+    buf.push(b'\n');
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io_err("open", path))?;
+    file.write_all(&buf).map_err(io_err("append to", path))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    type Counter = BTreeMap<String, u64>;
+
+    fn bump(path: &Path, warnings: &mut Vec<String>) {
+        update_json(
+            path,
+            Timestamp::from_unix(0),
+            warnings,
+            Counter::new,
+            |c: &mut Counter| {
+                *c.entry("n".into()).or_default() += 1;
+                (true, ())
+            },
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn corrupt_file_is_moved_aside_and_defaults_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        fs::write(&path, "{\"n\": 4").unwrap();
+        let mut warnings = Vec::new();
+        bump(&path, &mut warnings);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("moved it to"));
+        let c: Counter = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        assert_eq!(c["n"], 1);
+        let aside: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().contains(".corrupt-"))
+            .collect();
+        assert_eq!(aside.len(), 1);
+        assert_eq!(fs::read_to_string(aside[0].path()).unwrap(), "{\"n\": 4");
+    }
+
+    #[test]
+    fn empty_file_and_directory_are_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("e.json");
+        fs::write(&path, "").unwrap();
+        assert!(matches!(
+            read_json::<Counter>(&path),
+            ReadOutcome::Corrupt(_)
+        ));
+        let d = dir.path().join("d.json");
+        fs::create_dir(&d).unwrap();
+        assert!(matches!(read_json::<Counter>(&d), ReadOutcome::Corrupt(_)));
+        let mut warnings = Vec::new();
+        bump(&d, &mut warnings);
+        assert!(d.is_file());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinked_state_file_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim.txt");
+        fs::write(&victim, "precious").unwrap();
+        let path = dir.path().join("s.json");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        let mut warnings = Vec::new();
+        bump(&path, &mut warnings);
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(
+            !fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(warnings.len(), 1);
+    }
+
+    #[test]
+    fn parallel_updates_are_not_lost() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.json");
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..25 {
+                        bump(&path, &mut Vec::new());
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let c: Counter = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        assert_eq!(c["n"], 200);
+    }
+}

@@ -1,0 +1,1 @@
+//! Reading Claude Code session transcripts (JSONL).

@@ -1,0 +1,510 @@
+//! `trust-scores.json` (version "2" with the Phase 2a fields) and the pure update rules.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::params::{RiskWeights, TrustParams};
+use crate::classify::Risk;
+use crate::clock::Timestamp;
+
+/// How many applied outcomes are remembered to ignore a second fire for the same call.
+const REMEMBERED_OUTCOMES: usize = 256;
+
+/// The trust state of one domain (seed 001 §5.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DomainTrust {
+    /// Score in [0, 1].
+    pub score: f64,
+    /// Successful operations.
+    #[serde(default)]
+    pub successes: u64,
+    /// Failed operations.
+    #[serde(default)]
+    pub failures: u64,
+    /// Successes plus failures.
+    #[serde(default)]
+    pub total_operations: u64,
+    /// Last success or failure (ISO 8601).
+    #[serde(default)]
+    pub last_operated_at: Option<String>,
+    /// Whether the domain earns at double rate after hibernation.
+    #[serde(default)]
+    pub is_warming_up: bool,
+    /// Warm-up successes left.
+    #[serde(default)]
+    pub warmup_remaining: u32,
+    /// Failures since the last success (Phase 2a).
+    #[serde(default)]
+    pub consecutive_failures: u32,
+    /// Score before the first failure of the current recovery (Phase 2a).
+    #[serde(default)]
+    pub pre_failure_score: Option<f64>,
+    /// Whether successes earn at the recovery-boosted rate (Phase 2a).
+    #[serde(default)]
+    pub is_recovering: bool,
+}
+
+impl DomainTrust {
+    /// Returns a fresh domain at the initial score.
+    pub fn new(params: &TrustParams) -> Self {
+        Self {
+            score: params.initial_score,
+            successes: 0,
+            failures: 0,
+            total_operations: 0,
+            last_operated_at: None,
+            is_warming_up: false,
+            warmup_remaining: 0,
+            consecutive_failures: 0,
+            pre_failure_score: None,
+            is_recovering: false,
+        }
+    }
+}
+
+/// An outcome already applied, remembered so a second hook fire for the same call is ignored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AppliedOutcome {
+    /// The call.
+    pub tool_use_id: String,
+    /// `success` or `failure`.
+    pub outcome: Outcome,
+}
+
+/// The result of a tool call, as far as trust is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// The tool succeeded.
+    Success,
+    /// The tool failed.
+    Failure,
+}
+
+impl Outcome {
+    /// Returns `success` or `failure`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::Failure => "failure",
+        }
+    }
+}
+
+/// The whole trust file. Reading accepts version "2" (Phase 2a fields filled in when absent)
+/// and the v1 shape `{score, successes, failures}`, migrated into `_global`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrustFile {
+    /// Always "2".
+    pub version: String,
+    /// Last write (ISO 8601).
+    pub updated_at: String,
+    /// Successes and failures over all domains.
+    pub global_operation_count: u64,
+    /// Per-domain state, keyed by domain name (unknown names are kept as they are).
+    pub domains: BTreeMap<String, DomainTrust>,
+    /// Outcomes recently applied, by tool_use_id (oath's addition; readers may ignore it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recent_outcomes: Vec<AppliedOutcome>,
+}
+
+#[derive(Deserialize)]
+struct V2 {
+    #[serde(default)]
+    updated_at: Option<String>,
+    #[serde(default)]
+    global_operation_count: u64,
+    #[serde(default)]
+    domains: BTreeMap<String, DomainTrust>,
+    #[serde(default)]
+    recent_outcomes: Vec<AppliedOutcome>,
+}
+
+#[derive(Deserialize)]
+struct V1 {
+    #[serde(default)]
+    score: Option<f64>,
+    #[serde(default)]
+    successes: u64,
+    #[serde(default)]
+    failures: u64,
+}
+
+impl<'de> Deserialize<'de> for TrustFile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = Value::deserialize(d)?;
+        let version = match value.get("version") {
+            None => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(other) => {
+                return Err(D::Error::custom(format!(
+                    "version must be a string, found {other}"
+                )));
+            }
+        };
+        match version.as_deref() {
+            Some("2") => {
+                let v2 = V2::deserialize(value).map_err(D::Error::custom)?;
+                for (name, d) in &v2.domains {
+                    if !(d.score.is_finite() && (0.0..=1.0).contains(&d.score)) {
+                        return Err(D::Error::custom(format!(
+                            "domain {name} has score {} outside [0, 1]",
+                            d.score
+                        )));
+                    }
+                }
+                Ok(Self {
+                    version: "2".into(),
+                    updated_at: v2.updated_at.unwrap_or_default(),
+                    global_operation_count: v2.global_operation_count,
+                    domains: v2.domains,
+                    recent_outcomes: v2.recent_outcomes,
+                })
+            }
+            None | Some("1") => {
+                let v1 = V1::deserialize(value).map_err(D::Error::custom)?;
+                let mut global = DomainTrust::new(&TrustParams::default());
+                if let Some(s) = v1
+                    .score
+                    .filter(|s| s.is_finite() && (0.0..=1.0).contains(s))
+                {
+                    global.score = s;
+                }
+                global.successes = v1.successes;
+                global.failures = v1.failures;
+                global.total_operations = v1.successes + v1.failures;
+                let mut domains = BTreeMap::new();
+                domains.insert("_global".to_owned(), global);
+                Ok(Self {
+                    version: "2".into(),
+                    updated_at: String::new(),
+                    global_operation_count: v1.successes + v1.failures,
+                    domains,
+                    recent_outcomes: Vec::new(),
+                })
+            }
+            Some(other) => Err(D::Error::custom(format!(
+                "version {other:?} is not one this oath understands (it reads versions 1 and 2)"
+            ))),
+        }
+    }
+}
+
+impl TrustFile {
+    /// Returns a new file holding only `_global` at the initial score.
+    pub fn new(params: &TrustParams, now: Timestamp) -> Self {
+        let mut domains = BTreeMap::new();
+        domains.insert("_global".to_owned(), DomainTrust::new(params));
+        Self {
+            version: "2".into(),
+            updated_at: now.iso_seconds(),
+            global_operation_count: 0,
+            domains,
+            recent_outcomes: Vec::new(),
+        }
+    }
+
+    /// Returns the effective trust of a domain now (idle decay applied, nothing written).
+    /// A domain never operated has the initial score.
+    pub fn score(&self, domain: &str, now: Timestamp, params: &TrustParams) -> f64 {
+        match self.domains.get(domain) {
+            Some(d) => effective(d, now, params).score,
+            None => params.initial_score,
+        }
+    }
+}
+
+/// Rounds to `digits` decimals (the seed's round4 / round5).
+fn round(x: f64, digits: i32) -> f64 {
+    let f = 10f64.powi(digits);
+    (x * f).round() / f
+}
+
+/// Returns a domain as it is now: when it has been idle longer than the hibernation period,
+/// its score decayed by `base^(days − hibernation)` (rounded to 4 decimals) and warm-up armed.
+/// The stored state is not changed; the decay is materialised at the next operation only.
+pub fn effective(d: &DomainTrust, now: Timestamp, params: &TrustParams) -> DomainTrust {
+    let mut out = d.clone();
+    let Some(last) = d.last_operated_at.as_deref().and_then(Timestamp::parse) else {
+        return out;
+    };
+    let days = now.days_since(last);
+    let hib = i64::from(params.hibernation_days);
+    if days > hib {
+        let exponent = i32::try_from(days - hib).unwrap_or(i32::MAX);
+        out.score = round(d.score * params.idle_decay_base.powi(exponent), 4).clamp(0.0, 1.0);
+        out.is_warming_up = params.warmup_operations > 0;
+        out.warmup_remaining = params.warmup_operations;
+    }
+    out
+}
+
+/// What one outcome did to a domain.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrustUpdate {
+    /// Effective score before.
+    pub before: f64,
+    /// Score after.
+    pub after: f64,
+    /// True when this call's outcome was already applied (a second hook fire): nothing changed.
+    pub duplicate: bool,
+}
+
+/// Applies a success or failure of `tool_use_id` in `domain`.
+///
+/// Success: `rate = base × (2 if warming up) × (recovery multiplier if recovering)` where base
+/// is the boost rate for the first `boost_threshold` operations and the normal rate after;
+/// `score += (1 − score) × rate`, rounded to 5 decimals; recovery ends once the score is back
+/// to the pre-failure score. Failure: the first failure of a run records the pre-failure score
+/// and starts recovery, later ones keep it; `score ×= failure_decay`. Both materialise idle
+/// decay first. An outcome already recorded for the same `tool_use_id` changes nothing.
+pub fn apply_outcome(
+    file: &mut TrustFile,
+    domain: &str,
+    outcome: Outcome,
+    tool_use_id: Option<&str>,
+    now: Timestamp,
+    params: &TrustParams,
+) -> TrustUpdate {
+    if let Some(id) = tool_use_id
+        && file.recent_outcomes.iter().any(|a| a.tool_use_id == id)
+    {
+        let s = file.score(domain, now, params);
+        return TrustUpdate {
+            before: s,
+            after: s,
+            duplicate: true,
+        };
+    }
+    let current = file
+        .domains
+        .get(domain)
+        .cloned()
+        .unwrap_or_else(|| DomainTrust::new(params));
+    let mut d = effective(&current, now, params);
+    let before = d.score;
+    match outcome {
+        Outcome::Success => {
+            let warm = d.is_warming_up;
+            let boosted = d.total_operations < u64::from(params.boost_threshold);
+            let base = if boosted {
+                params.boost_rate
+            } else {
+                params.normal_rate
+            };
+            let base = if warm { base * 2.0 } else { base };
+            let recovering = d.is_recovering && d.pre_failure_score.is_some();
+            let rate = if recovering {
+                base * params.recovery_boost_multiplier
+            } else {
+                base
+            };
+            d.score = round(d.score + (1.0 - d.score) * rate, 5).clamp(0.0, 1.0);
+            if warm {
+                d.warmup_remaining = d.warmup_remaining.saturating_sub(1);
+                d.is_warming_up = d.warmup_remaining > 0;
+            }
+            if d.is_recovering && d.score >= d.pre_failure_score.unwrap_or(1.0)
+                || d.pre_failure_score.is_none()
+            {
+                d.is_recovering = false;
+                d.pre_failure_score = None;
+            }
+            d.successes += 1;
+            d.consecutive_failures = 0;
+        }
+        Outcome::Failure => {
+            if d.consecutive_failures == 0 && !d.is_recovering {
+                d.pre_failure_score = Some(d.score);
+                d.is_recovering = true;
+            }
+            d.score = (d.score * params.failure_decay).clamp(0.0, 1.0);
+            d.failures += 1;
+            d.consecutive_failures += 1;
+        }
+    }
+    d.total_operations += 1;
+    d.last_operated_at = Some(now.iso_seconds());
+    let after = d.score;
+    file.domains.insert(domain.to_owned(), d);
+    file.global_operation_count += 1;
+    file.updated_at = now.iso_seconds();
+    if let Some(id) = tool_use_id {
+        file.recent_outcomes.push(AppliedOutcome {
+            tool_use_id: id.to_owned(),
+            outcome,
+        });
+        let excess = file
+            .recent_outcomes
+            .len()
+            .saturating_sub(REMEMBERED_OUTCOMES);
+        file.recent_outcomes.drain(..excess);
+    }
+    TrustUpdate {
+        before,
+        after,
+        duplicate: false,
+    }
+}
+
+/// Returns `autonomy = clamp01(1 − (λ1·risk/4 + λ2·complexity)·(1 − trust))`.
+pub fn autonomy(trust: f64, risk: Risk, weights: &RiskWeights) -> f64 {
+    let k = weights.lambda1 * f64::from(risk.value()) / 4.0 + weights.lambda2 * risk.complexity();
+    (1.0 - k * (1.0 - trust)).clamp(0.0, 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t0() -> Timestamp {
+        Timestamp::parse("2026-03-01T00:00:00Z").unwrap()
+    }
+
+    fn run(file: &mut TrustFile, outcomes: &[Outcome]) -> Vec<f64> {
+        let p = TrustParams::default();
+        outcomes
+            .iter()
+            .map(|o| apply_outcome(file, "shell_exec", *o, None, t0(), &p).after)
+            .collect()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn growth_trajectory_matches_the_reference() {
+        let p = TrustParams::default();
+        let mut f = TrustFile::new(&p, t0());
+        let s = run(&mut f, &[Outcome::Success; 25]);
+        for (step, want) in [
+            (1, 0.335),
+            (2, 0.36825),
+            (5, 0.45836),
+            (10, 0.58089),
+            (19, 0.73585),
+            (20, 0.74906),
+            (21, 0.75408),
+            (25, 0.77317),
+        ] {
+            assert!(
+                close(s[step - 1], want),
+                "step {step}: {} != {want}",
+                s[step - 1]
+            );
+        }
+    }
+
+    #[test]
+    fn failure_and_recovery_match_the_reference() {
+        let p = TrustParams::default();
+        let mut f = TrustFile::new(&p, t0());
+        run(&mut f, &[Outcome::Success; 25]);
+        let s = run(&mut f, &[Outcome::Failure, Outcome::Failure]);
+        assert!(close(s[0], 0.6571945) && close(s[1], 0.558615325), "{s:?}");
+        let d = &f.domains["shell_exec"];
+        assert_eq!(d.pre_failure_score, Some(0.77317));
+        assert!(d.is_recovering);
+        assert_eq!(d.consecutive_failures, 2);
+        let s = run(&mut f, &[Outcome::Success; 3]);
+        assert!(
+            close(s[0], 0.57186) && close(s[1], 0.5847) && close(s[2], 0.59716),
+            "{s:?}"
+        );
+        assert_eq!(f.domains["shell_exec"].consecutive_failures, 0);
+        // A failure during recovery keeps the first pre-failure score.
+        run(&mut f, &[Outcome::Failure]);
+        assert_eq!(f.domains["shell_exec"].pre_failure_score, Some(0.77317));
+        // Recovery ends once the score is back.
+        run(&mut f, &[Outcome::Success; 40]);
+        let d = &f.domains["shell_exec"];
+        assert!(!d.is_recovering && d.pre_failure_score.is_none() && d.score >= 0.77317);
+    }
+
+    #[test]
+    fn idle_decay_is_computed_on_read_and_materialised_once() {
+        let p = TrustParams::default();
+        let mut f = TrustFile::new(&p, t0());
+        apply_outcome(&mut f, "file_read", Outcome::Success, None, t0(), &p);
+        let stored = f.domains["file_read"].score;
+        let later = t0().plus_seconds(100 * 86_400);
+        let e1 = f.score("file_read", later, &p);
+        let e2 = f.score("file_read", later, &p);
+        assert_eq!(e1, e2, "reading twice does not compound");
+        assert!(close(e1, round(stored * 0.999f64.powi(86), 4)));
+        assert_eq!(f.domains["file_read"].score, stored, "reading never writes");
+        // The next success starts from the decayed score, at warm-up rate, and re-arms nothing.
+        let u = apply_outcome(&mut f, "file_read", Outcome::Success, None, later, &p);
+        assert!(close(u.before, e1));
+        assert!(close(u.after, round(e1 + (1.0 - e1) * 0.10, 5)));
+        let d = &f.domains["file_read"];
+        assert!(d.is_warming_up && d.warmup_remaining == 4);
+        assert!(close(f.score("file_read", later, &p), u.after));
+    }
+
+    #[test]
+    fn duplicate_outcome_is_ignored() {
+        let p = TrustParams::default();
+        let mut f = TrustFile::new(&p, t0());
+        let a = apply_outcome(
+            &mut f,
+            "git_local",
+            Outcome::Failure,
+            Some("toolu_1"),
+            t0(),
+            &p,
+        );
+        let b = apply_outcome(
+            &mut f,
+            "git_local",
+            Outcome::Failure,
+            Some("toolu_1"),
+            t0(),
+            &p,
+        );
+        assert!(!a.duplicate && b.duplicate);
+        assert_eq!(f.domains["git_local"].failures, 1);
+        assert!(close(f.domains["git_local"].score, 0.3 * 0.85));
+    }
+
+    #[test]
+    fn v1_file_migrates_and_unknown_version_is_refused() {
+        let f: TrustFile =
+            serde_json::from_str(r#"{"score":0.6,"successes":20,"failures":3}"#).unwrap();
+        assert_eq!(f.version, "2");
+        let g = &f.domains["_global"];
+        assert_eq!(
+            (g.score, g.successes, g.failures, g.total_operations),
+            (0.6, 20, 3, 23)
+        );
+        assert_eq!(f.global_operation_count, 23);
+        let v2_without_2a: TrustFile = serde_json::from_str(
+            r#"{"version":"2","updated_at":"x","global_operation_count":1,"domains":{"file_read":{"score":0.4,"successes":1,"failures":0,"total_operations":1,"last_operated_at":"2026-01-01T00:00:00Z","is_warming_up":false,"warmup_remaining":0}}}"#,
+        )
+        .unwrap();
+        let d = &v2_without_2a.domains["file_read"];
+        assert_eq!(
+            (d.consecutive_failures, d.pre_failure_score, d.is_recovering),
+            (0, None, false)
+        );
+        assert!(serde_json::from_str::<TrustFile>(r#"{"version":"3","domains":{}}"#).is_err());
+        assert!(
+            serde_json::from_str::<TrustFile>(r#"{"version":"2","domains":{"a":{"score":7}}}"#)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn autonomy_regions_match_the_reference() {
+        let w = RiskWeights::default();
+        assert!(close(autonomy(0.3, Risk::Low, &w), 0.839));
+        assert!(close(autonomy(0.3, Risk::Medium, &w), 0.65));
+        assert!(close(autonomy(0.3, Risk::High, &w), 0.489));
+        assert!(close(autonomy(0.3, Risk::Critical, &w), 0.3));
+    }
+}
