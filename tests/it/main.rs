@@ -1,0 +1,4 @@
+//! The integration test binary: one module per area, all driving the built `oath` binary or
+//! the library.
+
+mod support;
