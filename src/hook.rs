@@ -144,7 +144,8 @@ pub fn run_input(bytes: &[u8], ctx: &Ctx) -> Answer {
             }
             a
         }
-        _ => Answer::silent(&input.event),
+        EventName::MessageDisplay | EventName::Notification => Answer::silent(&input.event),
+        _ => record_event(&project, &input, ctx.now),
     };
     let mut answer = answer;
     if !input.type_mismatches.is_empty() {
@@ -157,6 +158,26 @@ pub fn run_input(bytes: &[u8], ctx: &Ctx) -> Answer {
         answer = answer.with_stderr(w);
     }
     answer
+}
+
+/// Records that an event without a handler of its own reached oath (one audit record).
+fn record_event(project: &Project, input: &HookInput, now: Timestamp) -> Answer {
+    let mut f = Map::new();
+    f.insert("session_id".into(), json!(input.session_id));
+    f.insert("hook_event_name".into(), json!(input.event.as_str()));
+    for key in ["source", "reason", "trigger", "agent_type"] {
+        if let Some(v) = input.str_field(key) {
+            f.insert(key.into(), json!(v));
+        }
+    }
+    if let Some(agent) = &input.agent_id {
+        f.insert("agent_id".into(), json!(agent));
+    }
+    let answer = Answer::silent(&input.event);
+    match audit::append(&project.audit_file(input.session_or_unknown()), "event", now, f) {
+        Ok(()) => answer,
+        Err(e) => answer.with_stderr(format!("audit not written: {e}")),
+    }
 }
 
 fn config_problem(e: &ConfigError) -> String {
