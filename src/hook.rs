@@ -125,9 +125,12 @@ pub fn run_input(bytes: &[u8], ctx: &Ctx) -> Answer {
             outcome::after_tool(&ctx.env, &project, &config, &input, ctx.now)
         }
         EventName::SessionStart => outcome::session_start(&project, &config, &input, ctx.now),
-        EventName::Stop | EventName::SessionEnd => {
-            outcome::session_checkpoint(&project, &config, &input, ctx.now)
-        }
+        EventName::Stop | EventName::SessionEnd => record_event(
+            outcome::session_checkpoint(&project, &config, &input, ctx.now),
+            &project,
+            &input,
+            ctx.now,
+        ),
         EventName::Other(name) => {
             let mut f = Map::new();
             f.insert("session_id".into(), json!(input.session_id));
@@ -145,7 +148,7 @@ pub fn run_input(bytes: &[u8], ctx: &Ctx) -> Answer {
             a
         }
         EventName::MessageDisplay | EventName::Notification => Answer::silent(&input.event),
-        _ => record_event(&project, &input, ctx.now),
+        _ => record_event(Answer::silent(&input.event), &project, &input, ctx.now),
     };
     let mut answer = answer;
     if !input.type_mismatches.is_empty() {
@@ -160,8 +163,10 @@ pub fn run_input(bytes: &[u8], ctx: &Ctx) -> Answer {
     answer
 }
 
-/// Records that an event without a handler of its own reached oath (one audit record).
-fn record_event(project: &Project, input: &HookInput, now: Timestamp) -> Answer {
+/// Records that an event reached oath (one `event` audit record) for events whose handler
+/// writes no audit record of its own, and returns `answer` (with a warning if the record
+/// could not be written).
+fn record_event(answer: Answer, project: &Project, input: &HookInput, now: Timestamp) -> Answer {
     let mut f = Map::new();
     f.insert("session_id".into(), json!(input.session_id));
     f.insert("hook_event_name".into(), json!(input.event.as_str()));
@@ -173,8 +178,12 @@ fn record_event(project: &Project, input: &HookInput, now: Timestamp) -> Answer 
     if let Some(agent) = &input.agent_id {
         f.insert("agent_id".into(), json!(agent));
     }
-    let answer = Answer::silent(&input.event);
-    match audit::append(&project.audit_file(input.session_or_unknown()), "event", now, f) {
+    match audit::append(
+        &project.audit_file(input.session_or_unknown()),
+        "event",
+        now,
+        f,
+    ) {
         Ok(()) => answer,
         Err(e) => answer.with_stderr(format!("audit not written: {e}")),
     }
