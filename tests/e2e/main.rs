@@ -1,0 +1,8 @@
+//! Real-client end-to-end tests: the pinned Claude Code runs `-p` sessions against a loopback
+//! mock of the Messages API that plays scripted tool calls, with the built `oath` registered in
+//! every hook. See "Real-client tests" in DEVELOPERS.md.
+
+mod harness;
+mod server;
+
+mod hook_events;

@@ -1,0 +1,478 @@
+//! A loopback stand-in for the Anthropic Messages API: serves scripted model turns as SSE
+//! streams and records every request it receives.
+//!
+//! HTTP/1.1 over `std::net`, one thread per connection, keep-alive aware; request bodies by
+//! `Content-Length` or chunked; responses always carry a `Content-Length`. The scripted turn
+//! is chosen from the number of `tool_result` blocks already in the request, so a turn
+//! follows the results of every tool the turns before it asked for (including calls a hook
+//! or the permission flow refused, which also come back as `tool_result`s).
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// The model name put in every response.
+pub const MODEL: &str = "claude-e2e-mock";
+
+/// One tool call the scripted model makes.
+#[derive(Debug, Clone)]
+pub struct ToolCall {
+    /// Tool name (`Bash`, `Read`, ...).
+    pub name: String,
+    /// Tool input object.
+    pub input: Value,
+}
+
+/// Shorthand for a tool call.
+pub fn tool(name: &str, input: Value) -> ToolCall {
+    ToolCall {
+        name: name.to_owned(),
+        input,
+    }
+}
+
+/// Shorthand for a Bash call.
+pub fn bash(command: &str) -> ToolCall {
+    tool(
+        "Bash",
+        json!({"command": command, "description": "scripted e2e step"}),
+    )
+}
+
+/// One scripted assistant turn.
+#[derive(Debug, Clone)]
+pub enum Turn {
+    /// Calls these tools in one message (stop reason `tool_use`).
+    Tools(Vec<ToolCall>),
+    /// Answers with text and ends the turn (stop reason `end_turn`).
+    Text(String),
+}
+
+/// The turns of one session, in order; after the last one the model says "Done.".
+#[derive(Debug, Clone, Default)]
+pub struct Script {
+    turns: Vec<Turn>,
+}
+
+impl Script {
+    /// Returns an empty script.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a turn calling one tool.
+    pub fn call(mut self, call: ToolCall) -> Self {
+        self.turns.push(Turn::Tools(vec![call]));
+        self
+    }
+
+    /// Adds a turn calling several tools at once.
+    pub fn calls(mut self, calls: Vec<ToolCall>) -> Self {
+        self.turns.push(Turn::Tools(calls));
+        self
+    }
+
+    /// Adds a text turn that ends the session.
+    pub fn say(mut self, text: &str) -> Self {
+        self.turns.push(Turn::Text(text.to_owned()));
+        self
+    }
+
+    /// Returns the turn to play when the request already holds `results` tool results.
+    fn turn_for(&self, results: usize) -> Turn {
+        let mut seen = 0;
+        for turn in &self.turns {
+            if seen == results {
+                return turn.clone();
+            }
+            match turn {
+                Turn::Tools(calls) => seen += calls.len(),
+                Turn::Text(_) => break,
+            }
+        }
+        Turn::Text("Done.".into())
+    }
+}
+
+/// A request the server received.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// HTTP method.
+    pub method: String,
+    /// Request target (path and query).
+    pub path: String,
+    /// The JSON body (`Null` when there was none or it was not JSON).
+    pub body: Value,
+}
+
+impl Recorded {
+    /// Returns whether this is a model turn of the main loop (a Messages call offering tools).
+    pub fn is_main_turn(&self) -> bool {
+        self.method == "POST"
+            && self.path.starts_with("/v1/messages")
+            && !self.path.contains("count_tokens")
+            && self.body.get("tools").is_some()
+    }
+}
+
+/// A tool use the server sent, with the id it gave it.
+#[derive(Debug, Clone)]
+pub struct SentToolUse {
+    /// The `tool_use_id`.
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// Tool input.
+    pub input: Value,
+}
+
+struct Shared {
+    script: Script,
+    requests: Mutex<Vec<Recorded>>,
+    /// Tool uses sent, keyed by the number of results that selected their turn, so a
+    /// retried request gets the same ids.
+    sent: Mutex<Vec<(usize, Vec<SentToolUse>)>>,
+    prefix: String,
+    counter: AtomicU64,
+    stop: AtomicBool,
+}
+
+/// The running server; stops when dropped.
+pub struct MockServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+}
+
+static SERVERS: AtomicU64 = AtomicU64::new(0);
+
+impl MockServer {
+    /// Starts a server on a free loopback port playing `script`.
+    pub fn start(script: Script) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let addr = listener.local_addr().expect("local address");
+        // Tool-use ids must be unique across sessions of one project: oath remembers applied
+        // outcomes by id.
+        let n = SERVERS.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let shared = Arc::new(Shared {
+            script,
+            requests: Mutex::new(Vec::new()),
+            sent: Mutex::new(Vec::new()),
+            prefix: format!("toolu_e2e{}x{n}x{nanos:x}", std::process::id()),
+            counter: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+        });
+        let s = Arc::clone(&shared);
+        thread::spawn(move || {
+            for conn in listener.incoming() {
+                if s.stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Ok(conn) = conn else { continue };
+                let s = Arc::clone(&s);
+                thread::spawn(move || {
+                    let _ = serve_connection(conn, &s);
+                });
+            }
+        });
+        Self { addr, shared }
+    }
+
+    /// Returns the base URL for `ANTHROPIC_BASE_URL`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Returns every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.shared.requests.lock().expect("requests lock").clone()
+    }
+
+    /// Returns every tool use sent so far, in script order.
+    pub fn sent_tool_uses(&self) -> Vec<SentToolUse> {
+        let mut sent = self.shared.sent.lock().expect("sent lock").clone();
+        sent.sort_by_key(|(k, _)| *k);
+        sent.into_iter().flat_map(|(_, v)| v).collect()
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        // Wake the accept loop so it sees the flag.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
+    }
+}
+
+/// Serves requests on one connection until the peer closes it or asks to.
+fn serve_connection(conn: TcpStream, shared: &Shared) -> std::io::Result<()> {
+    conn.set_read_timeout(Some(Duration::from_secs(300)))?;
+    let mut reader = BufReader::new(conn.try_clone()?);
+    let mut writer = conn;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            continue;
+        }
+        let mut parts = line.split_whitespace();
+        let method = parts.next().unwrap_or("").to_owned();
+        let path = parts.next().unwrap_or("/").to_owned();
+        let version = parts.next().unwrap_or("HTTP/1.1").to_owned();
+        let mut headers = Vec::new();
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h)? == 0 {
+                return Ok(());
+            }
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':') {
+                headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
+            }
+        }
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+        };
+        if header("expect").is_some_and(|v| v.eq_ignore_ascii_case("100-continue")) {
+            writer.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
+        }
+        let body = if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
+            read_chunked(&mut reader)?
+        } else {
+            let len: usize = header("content-length")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            let mut b = vec![0; len];
+            reader.read_exact(&mut b)?;
+            b
+        };
+        let close = header("connection").is_some_and(|v| v.eq_ignore_ascii_case("close"))
+            || (version == "HTTP/1.0"
+                && !header("connection").is_some_and(|v| v.eq_ignore_ascii_case("keep-alive")));
+        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let (status, content_type, payload) = respond(shared, &method, &path, &body);
+        shared
+            .requests
+            .lock()
+            .expect("requests lock")
+            .push(Recorded {
+                method: method.clone(),
+                path,
+                body,
+            });
+        let reason = if status == 200 { "OK" } else { "Not Found" };
+        let mut head = format!(
+            "HTTP/1.1 {status} {reason}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nrequest-id: req_e2e\r\n",
+            payload.len()
+        );
+        head.push_str(if close {
+            "connection: close\r\n"
+        } else {
+            "connection: keep-alive\r\n"
+        });
+        head.push_str("\r\n");
+        writer.write_all(head.as_bytes())?;
+        if method != "HEAD" {
+            writer.write_all(&payload)?;
+        }
+        writer.flush()?;
+        if close {
+            return Ok(());
+        }
+    }
+}
+
+fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
+    let mut body = Vec::new();
+    loop {
+        let mut size = String::new();
+        reader.read_line(&mut size)?;
+        let size = usize::from_str_radix(size.trim().split(';').next().unwrap_or("0"), 16)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        if size == 0 {
+            // Trailers end with an empty line.
+            loop {
+                let mut t = String::new();
+                if reader.read_line(&mut t)? == 0 || t.trim_end().is_empty() {
+                    return Ok(body);
+                }
+            }
+        }
+        let mut chunk = vec![0; size];
+        reader.read_exact(&mut chunk)?;
+        body.extend_from_slice(&chunk);
+        let mut crlf = String::new();
+        reader.read_line(&mut crlf)?;
+    }
+}
+
+/// Returns status, content type and body for one request.
+fn respond(
+    shared: &Shared,
+    method: &str,
+    path: &str,
+    body: &Value,
+) -> (u16, &'static str, Vec<u8>) {
+    let json_ok = |v: Value| (200, "application/json", v.to_string().into_bytes());
+    match method {
+        "HEAD" | "GET" | "OPTIONS" => json_ok(json!({})),
+        "POST" if path.contains("count_tokens") => json_ok(json!({"input_tokens": 42})),
+        "POST" if path.starts_with("/v1/messages") => {
+            let (results, turn) = if body.get("tools").is_some() {
+                let results = count_tool_results(body);
+                (results, shared.script.turn_for(results))
+            } else {
+                // A side call (titles, summaries): a short answer, no tools.
+                (usize::MAX, Turn::Text("ok".into()))
+            };
+            let streaming = body.get("stream").and_then(Value::as_bool) == Some(true);
+            let blocks = content_blocks(shared, results, &turn);
+            let stop = match turn {
+                Turn::Tools(_) => "tool_use",
+                Turn::Text(_) => "end_turn",
+            };
+            let id = format!(
+                "msg_e2e_{}",
+                shared.counter.fetch_add(1, Ordering::Relaxed)
+            );
+            if streaming {
+                (200, "text/event-stream", sse(&id, &blocks, stop).into_bytes())
+            } else {
+                json_ok(json!({
+                    "id": id, "type": "message", "role": "assistant", "model": MODEL,
+                    "content": blocks, "stop_reason": stop, "stop_sequence": null,
+                    "usage": {"input_tokens": 10, "output_tokens": 5}
+                }))
+            }
+        }
+        _ => (
+            404,
+            "application/json",
+            json!({"type": "error", "error": {"type": "not_found_error", "message": "not scripted"}})
+                .to_string()
+                .into_bytes(),
+        ),
+    }
+}
+
+/// Counts the `tool_result` blocks in a request's messages.
+pub fn count_tool_results(body: &Value) -> usize {
+    messages_blocks(body)
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+        .count()
+}
+
+/// Iterates over every content block of every message of a request body.
+pub fn messages_blocks(body: &Value) -> impl Iterator<Item = &Value> {
+    body.get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("content").and_then(Value::as_array))
+        .flatten()
+}
+
+/// Builds the content blocks of a turn, giving tool uses stable ids.
+fn content_blocks(shared: &Shared, results: usize, turn: &Turn) -> Vec<Value> {
+    match turn {
+        Turn::Text(t) => vec![json!({"type": "text", "text": t})],
+        Turn::Tools(calls) => {
+            let mut sent = shared.sent.lock().expect("sent lock");
+            let uses = match sent.iter().find(|(k, _)| *k == results) {
+                Some((_, uses)) => uses.clone(),
+                None => {
+                    let uses: Vec<SentToolUse> = calls
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| SentToolUse {
+                            id: format!("{}_{results}_{i}", shared.prefix),
+                            name: c.name.clone(),
+                            input: c.input.clone(),
+                        })
+                        .collect();
+                    sent.push((results, uses.clone()));
+                    uses
+                }
+            };
+            uses.iter()
+                .map(|u| json!({"type": "tool_use", "id": u.id, "name": u.name, "input": u.input}))
+                .collect()
+        }
+    }
+}
+
+/// Renders a message as the SSE event sequence of the streaming Messages API.
+fn sse(id: &str, blocks: &[Value], stop: &str) -> String {
+    let mut out = String::new();
+    let mut event = |name: &str, data: Value| {
+        out.push_str(&format!("event: {name}\ndata: {data}\n\n"));
+    };
+    event(
+        "message_start",
+        json!({"type": "message_start", "message": {
+            "id": id, "type": "message", "role": "assistant", "model": MODEL, "content": [],
+            "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": 10, "output_tokens": 1}
+        }}),
+    );
+    for (index, block) in blocks.iter().enumerate() {
+        match block["type"].as_str() {
+            Some("tool_use") => {
+                event(
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": index, "content_block": {
+                        "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}
+                    }}),
+                );
+                event(
+                    "content_block_delta",
+                    json!({"type": "content_block_delta", "index": index, "delta": {
+                        "type": "input_json_delta", "partial_json": block["input"].to_string()
+                    }}),
+                );
+            }
+            _ => {
+                event(
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": index,
+                           "content_block": {"type": "text", "text": ""}}),
+                );
+                event(
+                    "content_block_delta",
+                    json!({"type": "content_block_delta", "index": index,
+                           "delta": {"type": "text_delta", "text": block["text"]}}),
+                );
+            }
+        }
+        event(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        );
+    }
+    event(
+        "message_delta",
+        json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
+               "usage": {"output_tokens": 5}}),
+    );
+    event("message_stop", json!({"type": "message_stop"}));
+    out
+}
