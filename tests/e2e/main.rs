@@ -2,7 +2,9 @@
 //! mock of the Messages API that plays scripted tool calls, with the built `oath` registered in
 //! every hook. See "Real-client tests" in DEVELOPERS.md.
 
+mod engine;
 mod harness;
 mod server;
 
 mod hook_events;
+mod trust_gate;
