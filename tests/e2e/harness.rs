@@ -388,10 +388,23 @@ impl Run {
         content_text(&self.tool_result(tool_use_id)["content"])
     }
 
+    /// Returns the first main-loop request holding a result for this tool use: what the
+    /// model received right after the call.
+    pub fn turn_after(&self, tool_use_id: &str) -> &Recorded {
+        self.main_turns()
+            .into_iter()
+            .find(|r| {
+                messages_blocks(&r.body)
+                    .any(|b| b["type"] == "tool_result" && b["tool_use_id"] == tool_use_id)
+            })
+            .unwrap_or_else(|| panic!("the model never received a result for {tool_use_id}"))
+    }
+
     /// Returns the text blocks that follow a tool use's `tool_result` in the same user
-    /// message: where hook `additionalContext` reaches the model.
+    /// message of the request right after the call: where hook `additionalContext` reaches
+    /// the model (as `<system-reminder>` text).
     pub fn context_after(&self, tool_use_id: &str) -> Vec<String> {
-        let body = &self.last_turn().body;
+        let body = &self.turn_after(tool_use_id).body;
         let Some(messages) = body["messages"].as_array() else {
             return Vec::new();
         };

@@ -7,4 +7,6 @@ mod harness;
 mod server;
 
 mod hook_events;
+mod observers;
+mod strikes;
 mod trust_gate;
