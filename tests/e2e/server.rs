@@ -476,3 +476,98 @@ fn sse(id: &str, blocks: &[Value], stop: &str) -> String {
     event("message_stop", json!({"type": "message_stop"}));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_response(reader: &mut BufReader<TcpStream>) -> (String, String) {
+        let mut status = String::new();
+        reader.read_line(&mut status).unwrap();
+        let mut len = 0;
+        loop {
+            let mut h = String::new();
+            reader.read_line(&mut h).unwrap();
+            if h.trim().is_empty() {
+                break;
+            }
+            if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                len = v.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; len];
+        reader.read_exact(&mut body).unwrap();
+        (status, String::from_utf8(body).unwrap())
+    }
+
+    fn tool_result(id: &str) -> Value {
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "x"}]})
+    }
+
+    #[test]
+    fn turns_follow_the_tool_results_and_ids_stay_stable() {
+        let script = Script::new()
+            .calls(vec![bash("a"), bash("b")])
+            .call(bash("c"))
+            .say("end");
+        let server = MockServer::start(script);
+        let conn = TcpStream::connect(server.addr).unwrap();
+        let mut reader = BufReader::new(conn.try_clone().unwrap());
+        let mut writer = conn;
+        let mut post = |body: Value, chunked: bool| {
+            let body = body.to_string();
+            let head = if chunked {
+                "POST /v1/messages?beta=true HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n"
+                    .to_owned()
+            } else {
+                format!(
+                    "POST /v1/messages?beta=true HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\n\r\n",
+                    body.len()
+                )
+            };
+            writer.write_all(head.as_bytes()).unwrap();
+            if chunked {
+                let (a, b) = body.split_at(body.len() / 2);
+                for part in [a, b] {
+                    write!(writer, "{:x}\r\n{part}\r\n", part.len()).unwrap();
+                }
+                writer.write_all(b"0\r\n\r\n").unwrap();
+            } else {
+                writer.write_all(body.as_bytes()).unwrap();
+            }
+            read_response(&mut reader)
+        };
+        let first =
+            json!({"stream": true, "tools": [], "messages": [{"role": "user", "content": "go"}]});
+        let (status, sse1) = post(first.clone(), false);
+        assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+        assert!(sse1.contains("\"stop_reason\":\"tool_use\""), "{sse1}");
+        assert_eq!(sse1.matches("input_json_delta").count(), 2, "{sse1}");
+        // The same request again (a retry) gets the same ids, on the same connection, chunked.
+        let (_, again) = post(first, true);
+        let ids = server.sent_tool_uses();
+        assert_eq!(ids.len(), 2);
+        assert!(again.contains(&ids[0].id) && again.contains(&ids[1].id));
+        let two =
+            json!({"stream": true, "tools": [], "messages": [tool_result("x"), tool_result("y")]});
+        let (_, sse2) = post(two, false);
+        assert!(sse2.contains("\\\"command\\\":\\\"c\\\""), "{sse2}");
+        let three = json!({"stream": true, "tools": [],
+            "messages": [tool_result("x"), tool_result("y"), tool_result("z")]});
+        let (_, sse3) = post(three, false);
+        assert!(
+            sse3.contains("\"text\":\"end\"") && sse3.contains("end_turn"),
+            "{sse3}"
+        );
+        // A side call without tools gets text, never a tool use.
+        let (_, side) = post(json!({"stream": true, "messages": []}), false);
+        assert!(
+            !side.contains("tool_use\"") && side.contains("end_turn"),
+            "{side}"
+        );
+        let recorded = server.requests();
+        assert_eq!(recorded.len(), 5);
+        assert_eq!(recorded.iter().filter(|r| r.is_main_turn()).count(), 4);
+        assert_eq!(count_tool_results(&recorded[3].body), 3);
+    }
+}
