@@ -5,7 +5,8 @@
 //! root, in config order. Sync commands run one after another, each in its own process group
 //! and bounded by its `timeout`: on expiry the whole group gets SIGTERM, then SIGKILL after a
 //! short grace, so children that ignore SIGTERM and grandchildren die too. Async commands are
-//! detached (own process group, stdin null, output to a log file) and the hook does not wait.
+//! detached (own process group, stdin null, output to a log file) and the hook does not wait;
+//! their `timeout` is enforced by coreutils `timeout` where it exists.
 //!
 //! Payloads never stop a command from starting: each variable is cut below the kernel's
 //! per-string limit with a marker, and the whole output is in a file named by
@@ -102,7 +103,8 @@ pub struct ObserverCommand {
     /// Run detached; the hook returns at once.
     #[serde(default, rename = "async")]
     pub is_async: bool,
-    /// Seconds before a sync command's process group is killed (default 60).
+    /// Seconds before the command's process group is killed (default 60; for async commands
+    /// where coreutils `timeout` exists).
     #[serde(default = "default_timeout")]
     pub timeout: u64,
     /// Which outcomes trigger it: success (default), failure or both.
@@ -239,7 +241,14 @@ pub fn run_after_tool(
         let label = format!("postToolUse.commands[{index}]");
         if command.is_async {
             let log = log_path(&dir, now, index, input);
-            match spawn_async(script, &project.root, &payload.vars, &log, &label) {
+            match spawn_async(
+                script,
+                &project.root,
+                &payload.vars,
+                &log,
+                &label,
+                command.timeout,
+            ) {
                 Ok(pid) => {
                     f.insert("pid".into(), json!(pid));
                     f.insert("log".into(), json!(log.display().to_string()));
@@ -430,26 +439,46 @@ fn shell(script: &str, cwd: &Path, vars: &[(&'static str, String)]) -> Command {
     cmd
 }
 
-/// Starts a detached command writing to `log`; returns its pid. The wrapper shell appends the
-/// script's exit status to the log.
+/// The shell that runs an async command: under coreutils `timeout` when it is there (which
+/// puts the command in a process group of its own, sends it SIGTERM at the limit and SIGKILL
+/// a second later), killing that group once more after a timeout so children that outlived
+/// the command die too; the exit status goes to the log. `$1` is the script, `$2` the limit.
+const ASYNC_WRAPPER: &str = r#"if timeout -k 1 1 true 2>/dev/null; then
+  timeout -k 1 "$2" sh -c "$1" oath-observer &
+  p=$!
+  wait "$p"
+  s=$?
+  if [ "$s" = 124 ] || [ "$s" = 137 ]; then
+    kill -s KILL -- "-$p" 2>/dev/null
+    printf '[oath] timed out after %s s; its process group was killed\n' "$2"
+  fi
+else
+  sh -c "$1" oath-observer
+  s=$?
+fi
+printf '[oath] exit status %s\n' "$s"
+"#;
+
+/// Starts a detached command writing to `log`; returns its pid. The hook does not wait: the
+/// command is reparented when the hook exits, and holds none of the hook's pipes.
 fn spawn_async(
     script: &str,
     cwd: &Path,
     vars: &[(&'static str, String)],
     log: &Path,
     label: &str,
+    timeout_secs: u64,
 ) -> io::Result<u32> {
     if let Some(parent) = log.parent() {
         fs::create_dir_all(parent)?;
     }
     let mut file = OpenOptions::new().create(true).append(true).open(log)?;
     writeln!(file, "[oath] {label} started")?;
-    const WRAPPER: &str = "sh -c \"$1\" oath-observer; printf '[oath] exit status %s\\n' \"$?\"";
-    let mut cmd = shell(WRAPPER, cwd, vars);
+    let mut cmd = shell(ASYNC_WRAPPER, cwd, vars);
     cmd.arg(script)
+        .arg(timeout_secs.to_string())
         .stdout(Stdio::from(file.try_clone()?))
         .stderr(Stdio::from(file));
-    // The child is not waited for: it is reparented when the hook exits.
     let child = cmd.spawn()?;
     Ok(child.id())
 }

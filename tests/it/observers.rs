@@ -568,3 +568,43 @@ fn no_commands_means_no_files() {
     );
     assert!(observer_records(&env).is_empty());
 }
+
+#[test]
+fn an_async_command_past_its_timeout_is_killed_with_its_children() {
+    let env = TestEnv::new();
+    configure(
+        &env,
+        r#"postToolUse:
+  commands:
+    - async: true
+      timeout: 1
+      run: |
+        trap '' TERM
+        sleep 30 &
+        echo $! > grandchild.pid
+        echo $$ > child.pid
+        sleep 30
+        touch not-killed
+"#,
+    );
+    let (code, _, stderr) = hook(&env, &post(&env, "Bash", "t1", json!({}), json!({})));
+    assert_eq!(code, 0, "{stderr}");
+    let records = observer_records(&env);
+    let log = PathBuf::from(records[0]["log"].as_str().unwrap());
+    let end = Instant::now() + Duration::from_secs(20);
+    while !read(&log).contains("exit status") && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let text = read(&log);
+    assert!(text.contains("[oath] timed out after 1 s"), "{text}");
+    let p = env.project();
+    for name in ["child.pid", "grandchild.pid"] {
+        let pid = read(p.join(name));
+        let end = Instant::now() + Duration::from_secs(10);
+        while !not_running(&pid) && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(not_running(&pid), "{name} {pid} survived the timeout");
+    }
+    assert!(!p.join("not-killed").exists());
+}
