@@ -15,6 +15,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -424,9 +425,9 @@ fn log_path(dir: &Path, now: Timestamp, index: usize, input: &HookInput) -> Path
         .join(format!("{}-{index}.log", stem(now, input)))
 }
 
-/// Builds `sh -c <script>` in `cwd` with the payload variables, in a new process group.
+/// Builds `/bin/sh -c <script>` in `cwd` with the payload variables, in a new process group.
 fn shell(script: &str, cwd: &Path, vars: &[(&'static str, String)]) -> Command {
-    let mut cmd = Command::new("sh");
+    let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c")
         .arg(script)
         .arg("oath-observer")
@@ -472,7 +473,12 @@ fn spawn_async(
     if let Some(parent) = log.parent() {
         fs::create_dir_all(parent)?;
     }
-    let mut file = OpenOptions::new().create(true).append(true).open(log)?;
+    // Private like the output file: a command may print what the tool returned.
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(log)?;
     writeln!(file, "[oath] {label} started")?;
     let mut cmd = shell(ASYNC_WRAPPER, cwd, vars);
     cmd.arg(script)
@@ -790,6 +796,33 @@ commands:
             std::thread::sleep(Duration::from_millis(50));
         }
         assert!(dead, "grandchild {pid} still running");
+    }
+
+    #[test]
+    fn old_files_are_swept_at_most_once_an_hour() {
+        let dir = tempfile::tempdir().unwrap();
+        let outputs = dir.path().join("outputs");
+        let logs = dir.path().join("logs");
+        fs::create_dir_all(&outputs).unwrap();
+        fs::create_dir_all(&logs).unwrap();
+        let aged = |path: &Path, hours: u64| {
+            let f = File::create(path).unwrap();
+            f.set_modified(SystemTime::now() - Duration::from_secs(hours * 3600))
+                .unwrap();
+        };
+        aged(&outputs.join("old.out"), 25);
+        aged(&outputs.join("fresh.out"), 1);
+        aged(&logs.join("day-old.log"), 25);
+        aged(&logs.join("old.log"), 8 * 24);
+        sweep_old_files(dir.path());
+        assert!(!outputs.join("old.out").exists());
+        assert!(outputs.join("fresh.out").exists());
+        assert!(logs.join("day-old.log").exists());
+        assert!(!logs.join("old.log").exists());
+        // A second run within the hour does not scan again.
+        aged(&outputs.join("old2.out"), 25);
+        sweep_old_files(dir.path());
+        assert!(outputs.join("old2.out").exists());
     }
 
     #[test]
