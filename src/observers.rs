@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
+use rustix::io::Errno;
 use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,9 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
 /// 128 KiB (`MAX_ARG_STRLEN`) and the whole argv + environment over `ARG_MAX`; four payload
 /// variables of this size stay far below both.
 pub const MAX_ENV_VALUE_BYTES: usize = 60 * 1024;
+
+/// Size the input and output variables are cut to when the kernel refused the first set.
+pub const REDUCED_ENV_VALUE_BYTES: usize = 4 * 1024;
 
 /// Bytes of a sync command's stdout and stderr kept in its audit record.
 pub const OUTPUT_HEAD_BYTES: usize = 2048;
@@ -226,6 +230,8 @@ pub fn run_after_tool(
     }
     let dir = project.observer_log_dir();
     let payload = Payload::prepare(&dir, input, outcome, now, warnings);
+    let mut vars = payload.vars(MAX_ENV_VALUE_BYTES);
+    let mut reduced = false;
     for (index, command) in selected {
         let Ok(script) = command.script() else {
             continue;
@@ -242,14 +248,10 @@ pub fn run_after_tool(
         let label = format!("postToolUse.commands[{index}]");
         if command.is_async {
             let log = log_path(&dir, now, index, input);
-            match spawn_async(
-                script,
-                &project.root,
-                &payload.vars,
-                &log,
-                &label,
-                command.timeout,
-            ) {
+            let started = start_with_env(&payload, &mut vars, &mut reduced, |vars| {
+                spawn_async(script, &project.root, vars, &log, &label, command.timeout)
+            });
+            match started {
                 Ok(pid) => {
                     f.insert("pid".into(), json!(pid));
                     f.insert("log".into(), json!(log.display().to_string()));
@@ -261,7 +263,10 @@ pub fn run_after_tool(
             }
         } else {
             let timeout = Duration::from_secs(command.timeout);
-            match run_sync(script, &project.root, &payload.vars, timeout) {
+            let ran = start_with_env(&payload, &mut vars, &mut reduced, |vars| {
+                run_sync(script, &project.root, vars, timeout)
+            });
+            match ran {
                 Ok(r) => {
                     if r.timed_out {
                         warnings.push(format!(
@@ -281,6 +286,9 @@ pub fn run_after_tool(
                 }
             }
         }
+        if reduced {
+            f.insert("env_reduced".into(), json!(true));
+        }
         if let Err(e) = audit::append(
             &project.audit_file(input.session_or_unknown()),
             "observer",
@@ -295,11 +303,16 @@ pub fn run_after_tool(
 
 /// The environment given to every command of one tool call.
 struct Payload {
-    vars: Vec<(&'static str, String)>,
+    /// Variables that are always small.
+    fixed: Vec<(&'static str, String)>,
+    tool_input: String,
+    output: String,
+    /// What the output's truncation marker says about the file.
+    file_note: String,
 }
 
 impl Payload {
-    /// Builds the variables and writes the whole output to a file under `dir/outputs`.
+    /// Prepares the variables and writes the whole output to a file under `dir/outputs`.
     fn prepare(
         dir: &Path,
         input: &HookInput,
@@ -326,32 +339,65 @@ impl Payload {
         } else {
             String::new()
         };
-        let input_env = env_value(&tool_input, "");
-        let output_env = env_value(&output, &file_note);
+        let small = |s: &str| env_value(s, "", MAX_ENV_VALUE_BYTES);
         let stamp = now.iso_millis();
-        let mut vars = vec![
-            (var::TOOL_NAME, env_value(&tool, "")),
-            (var::TOOL_INPUT, input_env.clone()),
-            (var::TOOL_OUTPUT, output_env.clone()),
+        let mut fixed = vec![
+            (var::TOOL_NAME, small(&tool)),
             (var::TOOL_TIMESTAMP, stamp.clone()),
             (
                 var::TOOL_USE_ID,
-                env_value(input.tool_use_id.as_deref().unwrap_or(""), ""),
+                small(input.tool_use_id.as_deref().unwrap_or("")),
             ),
             (
                 var::SESSION_ID,
-                env_value(input.session_id.as_deref().unwrap_or(""), ""),
+                small(input.session_id.as_deref().unwrap_or("")),
             ),
             (var::TOOL_OUTCOME, outcome.as_str().to_owned()),
-            (var::CONCLAUDE_TOOL_NAME, env_value(&tool, "")),
-            (var::CONCLAUDE_TOOL_INPUT, input_env),
-            (var::CONCLAUDE_TOOL_OUTPUT, output_env),
+            (var::CONCLAUDE_TOOL_NAME, small(&tool)),
             (var::CONCLAUDE_TOOL_TIMESTAMP, stamp),
         ];
         if let Some(p) = output_file {
-            vars.push((var::TOOL_OUTPUT_FILE, p.display().to_string()));
+            fixed.push((var::TOOL_OUTPUT_FILE, p.display().to_string()));
         }
-        Self { vars }
+        Self {
+            fixed,
+            tool_input,
+            output,
+            file_note,
+        }
+    }
+
+    /// Returns every variable, the input and output cut to `limit` bytes each.
+    fn vars(&self, limit: usize) -> Vec<(&'static str, String)> {
+        let input = env_value(&self.tool_input, "", limit);
+        let output = env_value(&self.output, &self.file_note, limit);
+        let mut vars = self.fixed.clone();
+        vars.extend([
+            (var::TOOL_INPUT, input.clone()),
+            (var::TOOL_OUTPUT, output.clone()),
+            (var::CONCLAUDE_TOOL_INPUT, input),
+            (var::CONCLAUDE_TOOL_OUTPUT, output),
+        ]);
+        vars
+    }
+}
+
+/// Starts a command with the payload's variables; when the kernel refuses the environment as
+/// too big (a small stack limit lowers `ARG_MAX`), cuts the input and output further and
+/// tries once more, keeping the smaller set for the next commands.
+fn start_with_env<T>(
+    payload: &Payload,
+    vars: &mut Vec<(&'static str, String)>,
+    reduced: &mut bool,
+    mut start: impl FnMut(&[(&'static str, String)]) -> io::Result<T>,
+) -> io::Result<T> {
+    match start(vars) {
+        Err(e) if !*reduced && e.raw_os_error() == Some(Errno::TOOBIG.raw_os_error()) => {
+            *vars = payload.vars(REDUCED_ENV_VALUE_BYTES);
+            *reduced = true;
+            start(vars)
+        }
+        r => r,
     }
 }
 
@@ -368,21 +414,21 @@ fn output_text(input: &HookInput) -> String {
 }
 
 /// Makes a text safe for one environment variable: NUL bytes (which no variable can hold)
-/// removed, and anything over [`MAX_ENV_VALUE_BYTES`] cut with a marker naming the full size.
-fn env_value(text: &str, note: &str) -> String {
+/// removed, and anything over `limit` bytes cut with a marker naming the full size.
+fn env_value(text: &str, note: &str, limit: usize) -> String {
     let clean: std::borrow::Cow<'_, str> = if text.contains('\0') {
         text.replace('\0', "").into()
     } else {
         text.into()
     };
-    if clean.len() <= MAX_ENV_VALUE_BYTES {
+    if clean.len() <= limit {
         return clean.into_owned();
     }
     let marker = format!(
         "\n[... truncated by oath: {} bytes in all{note}]",
         clean.len()
     );
-    let mut cut = MAX_ENV_VALUE_BYTES.saturating_sub(marker.len());
+    let mut cut = limit.saturating_sub(marker.len());
     while !clean.is_char_boundary(cut) {
         cut -= 1;
     }
@@ -740,14 +786,16 @@ commands:
 
     #[test]
     fn big_values_are_cut_below_the_limit_with_a_marker() {
-        let small = env_value("hello", "; note");
+        let small = env_value("hello", "; note", MAX_ENV_VALUE_BYTES);
         assert_eq!(small, "hello");
         let big = "é".repeat(100_000);
-        let v = env_value(&big, "; see file");
+        let v = env_value(&big, "; see file", MAX_ENV_VALUE_BYTES);
         assert!(v.len() <= MAX_ENV_VALUE_BYTES, "{}", v.len());
         assert!(v.ends_with("[... truncated by oath: 200000 bytes in all; see file]"));
         assert!(v.starts_with("éé"));
-        assert_eq!(env_value("a\0b", ""), "ab");
+        assert_eq!(env_value("a\0b", "", MAX_ENV_VALUE_BYTES), "ab");
+        let v = env_value(&big, "", REDUCED_ENV_VALUE_BYTES);
+        assert!(v.len() <= REDUCED_ENV_VALUE_BYTES, "{}", v.len());
     }
 
     #[test]

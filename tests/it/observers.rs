@@ -608,3 +608,55 @@ fn an_async_command_past_its_timeout_is_killed_with_its_children() {
     }
     assert!(!p.join("not-killed").exists());
 }
+
+#[test]
+fn a_payload_the_kernel_refuses_is_cut_further_and_the_command_still_starts() {
+    // A 256 KiB stack limit lowers the kernel's argv + environment cap to its 128 KiB floor,
+    // below the four ~60 KiB payload variables of a big call.
+    let env = TestEnv::new();
+    configure(
+        &env,
+        "postToolUse:\n  commands:\n    - run: printf '%s' \"${#OATH_TOOL_OUTPUT}\" > len\n",
+    );
+    let payload = post(
+        &env,
+        "Bash",
+        "t-e2big",
+        json!({"command": "x".repeat(200_000)}),
+        json!({"stdout": "y".repeat(300_000)}),
+    );
+    let out = std::process::Command::new("/bin/sh")
+        .args(["-c", "ulimit -s 256 && exec \"$0\" hook"])
+        .arg(env!("CARGO_BIN_EXE_oath"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", env.home())
+        .env("OATH_HOME", env.oath_home())
+        .env("CLAUDE_PROJECT_DIR", env.project())
+        .current_dir(env.project())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(payload.to_string().as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let len: usize = read(env.project().join("len")).parse().unwrap();
+    assert!(len <= 4096, "{len}");
+    let records = observer_records(&env);
+    assert_eq!(records[0]["env_reduced"], true, "{records:?}");
+    assert_eq!(records[0]["exit_code"], 0);
+}
