@@ -34,7 +34,7 @@ use crate::project::{Project, file_safe};
 use crate::protocol::{EventName, HookInput};
 use crate::trust::Outcome;
 
-/// Default seconds before a sync command is killed.
+/// Default seconds before a command is killed.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
 
 /// Largest value put in one environment variable. Linux refuses any single string over
@@ -249,7 +249,12 @@ pub fn run_after_tool(
         if command.is_async {
             let log = log_path(&dir, now, index, input);
             let started = start_with_env(&payload, &mut vars, &mut reduced, |vars| {
-                spawn_async(script, &project.root, vars, &log, &label, command.timeout)
+                let header = format!(
+                    "{label} for {tool} {} at {}",
+                    input.tool_use_id.as_deref().unwrap_or("-"),
+                    now.iso_millis()
+                );
+                spawn_async(script, &project.root, vars, &log, &header, command.timeout)
             });
             match started {
                 Ok(pid) => {
@@ -513,7 +518,7 @@ fn spawn_async(
     cwd: &Path,
     vars: &[(&'static str, String)],
     log: &Path,
-    label: &str,
+    header: &str,
     timeout_secs: u64,
 ) -> io::Result<u32> {
     if let Some(parent) = log.parent() {
@@ -525,7 +530,7 @@ fn spawn_async(
         .append(true)
         .mode(0o600)
         .open(log)?;
-    writeln!(file, "[oath] {label} started")?;
+    writeln!(file, "[oath] {header}")?;
     let mut cmd = shell(ASYNC_WRAPPER, cwd, vars);
     cmd.arg(script)
         .arg(timeout_secs.to_string())
@@ -577,7 +582,9 @@ fn run_sync(
     let start = Instant::now();
     let mut child = cmd.spawn()?;
     drop(cmd);
-    let (status, timed_out) = wait_or_kill(&mut child, start + timeout)?;
+    // A timeout too large for the clock is no limit at all.
+    let deadline = start.checked_add(timeout);
+    let (status, timed_out) = wait_or_kill(&mut child, deadline)?;
     let duration_ms = start.elapsed().as_millis();
     let (stdout, stdout_bytes) = head(&mut out)?;
     let (stderr, stderr_bytes) = head(&mut err)?;
@@ -595,7 +602,10 @@ fn run_sync(
 
 /// Waits for the child until `deadline`; past it, kills its process group. Returns the exit
 /// status and whether the deadline passed.
-fn wait_or_kill(child: &mut Child, deadline: Instant) -> io::Result<(ExitStatus, bool)> {
+fn wait_or_kill(child: &mut Child, deadline: Option<Instant>) -> io::Result<(ExitStatus, bool)> {
+    let Some(deadline) = deadline else {
+        return child.wait().map(|s| (s, false));
+    };
     let mut pause = Duration::from_millis(2);
     loop {
         if let Some(status) = child.try_wait()? {
