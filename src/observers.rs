@@ -831,7 +831,8 @@ commands:
             "trap '' TERM; sleep 30 & echo $! > grandchild; sleep 30",
             dir.path(),
             &[],
-            Duration::from_millis(300),
+            // Long enough for the script to record its grandchild even on a loaded machine.
+            Duration::from_secs(2),
         )
         .unwrap();
         assert!(r.timed_out);

@@ -354,7 +354,7 @@ fn a_timed_out_command_is_killed_with_its_children_even_if_they_ignore_sigterm()
         r#"postToolUse:
   commands:
     - tool: Bash
-      timeout: 1
+      timeout: 3
       run: |
         trap '' TERM
         sleep 30 &
@@ -369,7 +369,7 @@ fn a_timed_out_command_is_killed_with_its_children_even_if_they_ignore_sigterm()
     let (code, _, stderr) = hook(&env, &post(&env, "Bash", "t1", json!({}), json!({})));
     assert_eq!(code, 0);
     assert!(
-        stderr.contains("postToolUse.commands[0] timed out after 1 s"),
+        stderr.contains("postToolUse.commands[0] timed out after 3 s"),
         "{stderr}"
     );
     let p = env.project();
@@ -577,7 +577,7 @@ fn an_async_command_past_its_timeout_is_killed_with_its_children() {
         r#"postToolUse:
   commands:
     - async: true
-      timeout: 1
+      timeout: 3
       run: |
         trap '' TERM
         sleep 30 &
@@ -596,7 +596,7 @@ fn an_async_command_past_its_timeout_is_killed_with_its_children() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let text = read(&log);
-    assert!(text.contains("[oath] timed out after 1 s"), "{text}");
+    assert!(text.contains("[oath] timed out after 3 s"), "{text}");
     let p = env.project();
     for name in ["child.pid", "grandchild.pid"] {
         let pid = read(p.join(name));
