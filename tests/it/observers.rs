@@ -660,3 +660,52 @@ fn a_payload_the_kernel_refuses_is_cut_further_and_the_command_still_starts() {
     assert_eq!(records[0]["env_reduced"], true, "{records:?}");
     assert_eq!(records[0]["exit_code"], 0);
 }
+
+#[test]
+fn real_claude_code_payloads_reach_a_bash_command_intact() {
+    let env = TestEnv::new();
+    configure(
+        &env,
+        r#"postToolUse:
+  commands:
+    - tool: Bash
+      on: both
+      run: |
+        d="seen/$OATH_TOOL_USE_ID"
+        mkdir -p "$d"
+        printf '%s' "$OATH_TOOL_NAME" > "$d/name"
+        printf '%s' "$OATH_TOOL_INPUT" > "$d/input"
+        printf '%s' "$OATH_TOOL_OUTPUT" > "$d/output"
+        printf '%s' "$OATH_TOOL_OUTCOME" > "$d/outcome"
+"#,
+    );
+    let dir = crate::support::shared_dir().join("fixtures/claude-code-2.1.197/session-a");
+    for (file, outcome) in [
+        ("25-post-tool-use-bash.json", "success"),
+        ("16-post-tool-use-failure-bash.json", "failure"),
+    ] {
+        let mut payload: Value = serde_json::from_str(&read(dir.join(file))).unwrap();
+        payload["cwd"] = json!(env.project());
+        let (code, _, stderr) = hook(&env, &payload);
+        assert_eq!(code, 0, "{file}: {stderr}");
+        let id = payload["tool_use_id"].as_str().unwrap();
+        let seen = env.project().join("seen").join(id);
+        assert_eq!(read(seen.join("name")), "Bash", "{file}");
+        assert_eq!(read(seen.join("outcome")), outcome, "{file}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&read(seen.join("input"))).unwrap(),
+            payload["tool_input"],
+            "{file}"
+        );
+        let output = read(seen.join("output"));
+        if outcome == "success" {
+            assert_eq!(
+                serde_json::from_str::<Value>(&output).unwrap(),
+                payload["tool_response"],
+                "{file}"
+            );
+        } else {
+            assert_eq!(output, payload["error"].as_str().unwrap(), "{file}");
+        }
+    }
+}
