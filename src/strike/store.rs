@@ -205,7 +205,9 @@ impl Index {
             seq: errors.seq,
             ..Index::default()
         };
+        let mut last: BTreeMap<&str, &str> = BTreeMap::new();
         for a in errors.attempts.iter().filter(|a| !a.hash.is_empty()) {
+            last.insert(&a.hash, &a.error);
             let e = index.hashes.entry(a.hash.clone()).or_default();
             e.total += 1;
             if e.first_seen.is_empty() {
@@ -213,7 +215,6 @@ impl Index {
             }
             e.last_seen = a.timestamp.clone();
             e.tool = a.tool.clone();
-            e.headline = normalize::headline(&a.error);
             if let Some(action) = &a.action {
                 remember(&mut e.actions, action);
             }
@@ -229,6 +230,12 @@ impl Index {
             }
         }
         index.evict(None);
+        // Headlines only for the hashes kept, from their last error.
+        for (h, e) in index.hashes.iter_mut() {
+            if let Some(error) = last.get(h.as_str()) {
+                e.headline = normalize::headline(error);
+            }
+        }
         index
     }
 
