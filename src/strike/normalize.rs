@@ -3,8 +3,9 @@
 //!
 //! An error is normalised before it is hashed: ANSI codes are stripped, whitespace collapsed,
 //! temp paths, UUIDs, hex ids, random-looking ids and numbers (so also timestamps, durations,
-//! pids and line/column positions) are replaced by placeholders. Words such as `E0308` or
-//! `TS2322`, which name an error rather than an instance of it, are kept. Claude Code's
+//! pids, line/column positions and the digits of names such as `worker3`) are replaced by
+//! placeholders. Error codes such as `E0308` or `TS2322` (upper-case letters then digits),
+//! which name an error rather than an instance of it, are kept. Claude Code's
 //! middle-truncation marker `... [N characters truncated] ...` becomes constant once its
 //! number is replaced. The hash is the first 8 hex characters of SHA-256 over the tool name
 //! and the normalised text.
@@ -149,13 +150,27 @@ fn normalize_word(w: &str, out: &mut String) {
             out.push_str("<tmp>");
         } else if (digit_runs >= 2 && w.len() >= 6) || (w.len() >= 16 && digits >= 4) {
             out.push_str("<id>");
-        } else {
-            // An error code or a name such as E0308, TS2322, sha256: kept.
+        } else if is_error_code(w) {
+            // An error code such as E0308, TS2322 or SC2086 names the error: kept.
             out.push_str(w);
+        } else {
+            // worker3, node18, sha256: the number is an instance detail.
+            replace_digit_runs(w, out);
         }
         return;
     }
     // Starts with a digit: numbers, durations (`15ms`), timestamp pieces (`01T10`).
+    replace_digit_runs(w, out);
+}
+
+/// Returns whether a word is an error code: upper-case letters then digits only.
+fn is_error_code(w: &str) -> bool {
+    let letters = w.bytes().take_while(u8::is_ascii_uppercase).count();
+    letters > 0 && letters < w.len() && w.bytes().skip(letters).all(|b| b.is_ascii_digit())
+}
+
+/// Writes a word with each run of digits replaced by `N`.
+fn replace_digit_runs(w: &str, out: &mut String) {
     let mut in_digits = false;
     for c in w.chars() {
         if c.is_ascii_digit() {
@@ -489,6 +504,8 @@ mod tests {
                 "head ... [1234 characters truncated] ... tail",
                 "head ... [99 characters truncated] ... tail",
             ),
+            // numbers inside names
+            ("worker3 died", "worker17 died"),
             // random ids
             ("session Xk3pQ9zL7w expired", "session Ab1cD2eF3g expired"),
         ];
@@ -546,7 +563,7 @@ mod tests {
             ("at 0x1F and 7ff3c2a9", "at 0xH and H"),
             ("/tmp/abc/def.rs failed", "<tmp>/def.rs failed"),
             ("took 15ms", "took Nms"),
-            ("E0308 x86 sha256", "E0308 x86 sha256"),
+            ("E0308 TS2322 x86 sha256", "E0308 TS2322 xN shaN"),
         ];
         for (input, want) in cases {
             assert_eq!(normalize_error(input), want, "{input:?}");
