@@ -676,4 +676,29 @@ mod tests {
                 <= MAX_SUMMARY_CHARS
         );
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_normalises_without_panicking(s in "\\PC{0,200}") {
+            let n = normalize_error(&s);
+            let _ = headline(&s);
+            let _ = bounded_error(&s);
+            let has_escape = n.contains('\u{1b}');
+            proptest::prop_assert!(!has_escape, "escape left in {:?}", n);
+        }
+
+        #[test]
+        fn numbers_and_positions_never_change_the_hash(
+            a in 0u64..1_000_000, b in 0u32..10_000, c in 0u32..500, addr in 1u64..u64::MAX,
+        ) {
+            let make = |a: u64, b: u32, c: u32, addr: u64| format!(
+                "Exit code 1\nthread 'main' panicked at src/lib.rs:{b}:{c}: index out of bounds \
+                 (pid {a}, at 0x{addr:x}, took {c}ms)"
+            );
+            proptest::prop_assert_eq!(
+                error_hash("Bash", &normalize_error(&make(a, b, c, addr))),
+                error_hash("Bash", &normalize_error(&make(7, 1, 1, 255)))
+            );
+        }
+    }
 }

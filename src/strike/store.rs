@@ -403,7 +403,7 @@ pub fn record_failure(
 }
 
 /// Resolves the hashes chosen by `which` (all when `None`) in both files; returns the
-/// hashes that were still unresolved.
+/// hashes that were still unresolved in either file.
 pub fn resolve(
     index: &mut Index,
     errors: &mut ErrorsFile,
@@ -415,11 +415,11 @@ pub fn resolve(
         *index = Index::rebuild(errors);
     }
     reconcile(index, errors);
-    let mut changed = Vec::new();
+    let mut changed = std::collections::BTreeSet::new();
     for (h, e) in index.hashes.iter_mut() {
         if which.is_none_or(|w| w == h) && e.is_unresolved() {
             e.resolve(now, by);
-            changed.push(h.clone());
+            changed.insert(h.clone());
         }
     }
     for a in errors.attempts.iter_mut() {
@@ -427,6 +427,9 @@ pub fn resolve(
             a.status = RESOLVED.into();
             a.resolved_at = Some(now.into());
             a.resolution = Some(by.into());
+            if !a.hash.is_empty() {
+                changed.insert(a.hash.clone());
+            }
         }
     }
     if which.is_none_or(|w| w == errors.last_error_hash) {
@@ -439,7 +442,7 @@ pub fn resolve(
     errors.version = SCHEMA_VERSION;
     errors.seq += 1;
     index.seq = errors.seq;
-    changed
+    changed.into_iter().collect()
 }
 
 #[cfg(test)]
