@@ -2,4 +2,5 @@
 //! the library.
 
 mod observers;
+mod strike;
 mod support;
