@@ -21,7 +21,6 @@ fn parse_env0(bytes: &[u8]) -> BTreeMap<String, String> {
 }
 
 #[test]
-#[ignore = "needs commands after tools of issue 5 (not merged yet)"]
 fn post_tool_command_sees_the_real_call() {
     let Some(p) = Project::new() else { return };
     p.write("notes.txt", "hello\n");

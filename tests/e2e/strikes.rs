@@ -6,7 +6,6 @@ use crate::harness::{Opts, Project};
 use crate::server::{Script, bash};
 
 #[test]
-#[ignore = "needs the 3-strike protocol of issue 6 (not merged yet)"]
 fn third_identical_failure_escalates_and_a_fourth_call_does_not_run() {
     let Some(p) = Project::new() else { return };
     // Each run leaves a line, so the file counts the attempts that really ran.

@@ -1,4 +1,6 @@
 //! The integration test binary: one module per area, all driving the built `oath` binary or
 //! the library.
 
+mod observers;
+mod strike;
 mod support;
