@@ -129,6 +129,11 @@ impl Project {
         Some(p)
     }
 
+    /// Returns the Claude Code binary the sessions run.
+    pub fn claude(&self) -> &Path {
+        &self.claude
+    }
+
     /// Returns the project root (canonical, as the client reports `cwd`).
     pub fn root(&self) -> PathBuf {
         self.base().join("project")

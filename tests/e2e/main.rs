@@ -7,6 +7,7 @@ mod harness;
 mod server;
 
 mod hook_events;
+mod install;
 mod observers;
 mod strikes;
 mod trust_gate;
