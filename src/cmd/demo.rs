@@ -369,10 +369,13 @@ fn consecutive_failures() -> Result<Scenario> {
     })
 }
 
+/// A scenario's runner.
+type ScenarioFn = fn() -> Result<Scenario>;
+
 /// Runs the scenarios (all, or one).
 pub fn scenarios(only: Option<u8>) -> Result<Vec<Scenario>> {
     let mut out = Vec::new();
-    let all: [(u8, fn() -> Result<Scenario>); 4] = [
+    let all: [(u8, ScenarioFn); 4] = [
         (1, normal_growth),
         (2, failure_recovery),
         (3, complexity_compared),
