@@ -170,7 +170,9 @@ pub fn oneline(initialized: bool, rows: &[Row]) -> String {
 
 /// Returns a ten-cell bar for a score in [0, 1].
 pub fn bar(score: f64) -> String {
-    let filled = ((score.clamp(0.0, 1.0) * 10.0 + 1e-9).floor()) as usize;
+    // Rounded as printed first, so 0.3997 (shown 0.40) gets four cells.
+    let shown = (score.clamp(0.0, 1.0) * 100.0).round();
+    let filled = ((shown / 10.0).floor() as usize).min(10);
     format!("{}{}", "█".repeat(filled), "░".repeat(10 - filled))
 }
 
