@@ -97,11 +97,7 @@ fn registrations(value: &Value, known: &[String]) -> Vec<Registration> {
                     }
                     Some(_) => None,
                     None => cmd.strip_suffix(" hook").and_then(|p| {
-                        let unq = p
-                            .strip_prefix('\'')
-                            .and_then(|x| x.strip_suffix('\''))
-                            .map(|x| x.replace(r"'\''", "'"))
-                            .unwrap_or_else(|| p.to_owned());
+                        let unq = install::unquote(p);
                         (named_oath(&unq) && shell_quote(&unq) == p).then_some((unq, Form::Shell))
                     }),
                 };
@@ -244,7 +240,7 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
         } else if !p.exists() {
             r.fail(
                 &format!("registered binary {b} does not exist"),
-                "run `oath install` from the oath you want Claude Code to use (it replaces the old path)",
+                "run `oath install` from the oath you want Claude Code to use (it replaces the missing path)",
             );
         } else if !is_executable(p) {
             r.fail(

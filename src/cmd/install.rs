@@ -271,6 +271,54 @@ pub fn is_oath_handler(h: &Value, exes: &[String]) -> bool {
     }
 }
 
+/// Returns the binaries of handlers that look like oath's (`oath hook` in exec or shell form,
+/// binary named `oath`) but whose binary no longer exists: install replaces them and
+/// uninstall removes them, since nothing else can run them.
+pub fn stale_binaries(settings: &Value) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else {
+        return out;
+    };
+    for groups in hooks.values() {
+        for g in groups.as_array().into_iter().flatten() {
+            for h in g
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if h.get("type").and_then(Value::as_str) != Some("command") {
+                    continue;
+                }
+                let Some(cmd) = h.get("command").and_then(Value::as_str) else {
+                    continue;
+                };
+                let path = match h.get("args") {
+                    Some(a) if a == &json!(["hook"]) => Some(cmd.to_owned()),
+                    Some(_) => None,
+                    None => cmd.strip_suffix(" hook").map(unquote),
+                };
+                if let Some(p) = path {
+                    let pp = Path::new(&p);
+                    let named_oath = pp.file_name().is_some_and(|n| n == "oath");
+                    if named_oath && pp.is_absolute() && !pp.exists() && !out.contains(&p) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Undoes [`shell_quote`].
+pub fn unquote(s: &str) -> String {
+    s.strip_prefix('\'')
+        .and_then(|x| x.strip_suffix('\''))
+        .map(|x| x.replace(r"'\''", "'"))
+        .unwrap_or_else(|| s.to_owned())
+}
+
 /// What install created in one settings file, kept in oath's state for uninstall.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -796,10 +844,11 @@ pub fn install(
     check_shape(&t.settings, &settings.value)?;
     let mpath = manifest_path(env, &t.settings);
     let old_manifest = read_manifest(&mpath)?;
-    let known: Vec<String> = old_manifest
+    let mut known: Vec<String> = old_manifest
         .as_ref()
         .map(|m| m.commands.clone())
         .unwrap_or_default();
+    known.extend(stale_binaries(&settings.value));
     let mut value = settings.value.clone();
     let merge = merge_hooks(&mut value, exe, form, &known);
 
@@ -1006,6 +1055,7 @@ pub fn uninstall(
     exes.push(exe.to_owned());
 
     let settings = Settings::read(&t.settings)?;
+    exes.extend(stale_binaries(&settings.value));
     if settings.text.is_none() {
         ui::out(&format!(
             "  {}: does not exist, nothing to remove",

@@ -1,4 +1,6 @@
 //! The integration test binary: one module per area, all driving the built `oath` binary or
 //! the library.
 
+mod cli;
+mod install;
 mod support;
