@@ -18,11 +18,11 @@ use crate::ui;
 pub const JSON_VERSION: u32 = 1;
 
 /// Show the audit trail.
-///
-/// One row per tool call: when, which tool and what, its domain and risk, oath's decision, and
-/// the outcome with the trust change. Times are UTC.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
+One row per tool call: when, which tool and what, its domain and risk, oath's decision, and
+the outcome with the trust change. Times are UTC.
+
 Examples:
   oath audit                          the last 50 calls of this project
   oath audit --since 2h               calls of the last two hours

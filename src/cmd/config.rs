@@ -9,12 +9,12 @@ use crate::project::{Env, Project};
 use crate::ui;
 
 /// Show, validate or print the schema of the configuration.
-///
-/// oath reads YAML: the project's `.oath.yaml` over the user file
-/// (`$OATH_CONFIG`, else `$XDG_CONFIG_HOME/oath/config.yaml`, else
-/// `~/.config/oath/config.yaml`), key by key, over built-in defaults equal to the seed values.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
+oath reads YAML: the project's `.oath.yaml` over the user file (`$OATH_CONFIG`, else
+`$XDG_CONFIG_HOME/oath/config.yaml`, else `~/.config/oath/config.yaml`), key by key, over
+built-in defaults equal to the seed values.
+
 Examples:
   oath config show             the configuration in force, and where it came from
   oath config validate         check the user and project files

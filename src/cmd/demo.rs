@@ -24,12 +24,12 @@ use crate::ui;
 pub const DEMO_START: &str = "2026-03-01T09:00:00Z";
 
 /// Run the seed's four trust scenarios on the real engine and print each step.
-///
-/// Scenarios: normal growth, failure and recovery boost, complexity compared (risk levels at
-/// rising trust), consecutive failures. Each runs real hook payloads through oath in a
-/// temporary project with the default parameters; nothing outside the temporary dir is touched.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
+Scenarios: normal growth, failure and recovery boost, complexity compared (risk levels at
+rising trust), consecutive failures. Each runs real hook payloads through oath in a
+temporary project with the default parameters; nothing outside the temporary dir is touched.
+
 Examples:
   oath demo                    all four scenarios as tables
   oath demo --scenario 2       only the failure and recovery scenario

@@ -44,13 +44,13 @@ const PAYLOADS: &[(&str, &str)] = &[
 const RECORDED_PROJECT: &str = "/home/dev/projects/demo";
 
 /// Check that oath is installed, registered and working, and say how to fix what is not.
-///
-/// Looks at the user, project and local settings files, the registered binary, the state dir
-/// and the configuration, then runs the registered command on five recorded hook payloads in a
-/// temporary project (your trust and audit trail are not touched). Exits 1 when something is
-/// wrong.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
+Looks at the user, project and local settings files, the registered binary, the state dir
+and the configuration, then runs the registered command on five recorded hook payloads in a
+temporary project (your trust and audit trail are not touched). Exits 1 when something is
+wrong.
+
 Examples:
   oath doctor                  check everything
   oath install && oath doctor  install, then check")]

@@ -79,14 +79,14 @@ impl Scope {
 }
 
 /// Register oath's hooks and slash commands in Claude Code settings.
-///
-/// Adds one handler per event oath answers (PreToolUse, PostToolUse, PostToolUseFailure, Stop,
-/// SessionStart, SessionEnd, UserPromptSubmit, PostToolBatch) that runs this binary by its
-/// absolute path as `oath hook`, and the `/quick-save`, `/quick-load` and `/hurikaeri` slash
-/// commands. Every other setting and your own hooks stay as they are; the file is backed up
-/// (`settings.json.oath-backup-<time>`) before it changes. Running it again changes nothing.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
+Adds one handler per event oath answers (PreToolUse, PostToolUse, PostToolUseFailure, Stop,
+SessionStart, SessionEnd, UserPromptSubmit, PostToolBatch) that runs this binary by its
+absolute path as `oath hook`, and the `/quick-save`, `/quick-load` and `/hurikaeri` slash
+commands. Every other setting and your own hooks stay as they are; the file is backed up
+(`settings.json.oath-backup-<time>`) before it changes. Running it again changes nothing.
+
 Examples:
   oath install                 guard every project (user settings, the default)
   oath install --project       guard this project only (.claude/settings.json)
@@ -105,12 +105,12 @@ pub struct InstallArgs {
 }
 
 /// Remove exactly what `oath install` added.
-///
-/// Removes oath's handlers from the settings file (nothing else: other hooks and keys stay),
-/// the event lists and `hooks` object install created once they are empty, and the slash
-/// commands install wrote unless you changed them. oath's state (trust, audit trail) is kept.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
+Removes oath's handlers from the settings file (nothing else: other hooks and keys stay),
+the event lists and `hooks` object install created once they are empty, and the slash
+commands install wrote unless you changed them. oath's state (trust, audit trail) is kept.
+
 Examples:
   oath uninstall               remove oath from your user settings
   oath uninstall --project     remove oath from .claude/settings.json

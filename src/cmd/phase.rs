@@ -8,12 +8,12 @@ use crate::project::{Env, Project};
 use crate::ui;
 
 /// Show or set the project phase.
-///
-/// The phase tightens the trust gate: planning allows reads and docs only, building everything
-/// but remote git (shell and local git trust-gated), auditing reads only. Without a phase the
-/// trust gate alone decides. The phase lives in `.claude/current-phase.md` of the project.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
+The phase tightens the trust gate: planning allows reads and docs only, building everything
+but remote git (shell and local git trust-gated), auditing reads only. Without a phase the
+trust gate alone decides. The phase lives in `.claude/current-phase.md` of the project.
+
 Examples:
   oath phase                   show the phase
   oath phase set building      start implementing

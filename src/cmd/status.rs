@@ -18,11 +18,11 @@ use crate::ui;
 pub const JSON_VERSION: u32 = 1;
 
 /// Show trust per domain.
-///
-/// Scores are the effective scores now: a domain idle longer than the hibernation period shows
-/// its decayed score. Reading never changes oath's state.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
+Scores are the effective scores now: a domain idle longer than the hibernation period shows
+its decayed score. Reading never changes oath's state.
+
 Examples:
   oath status                  every domain of this project
   oath status shell_exec       one domain
