@@ -493,3 +493,45 @@ fn doctor_fails_when_oath_is_not_registered() {
     );
     env.oath_with_bin().arg("doctor").assert().success();
 }
+
+#[test]
+fn permissions_and_symlinks_are_respected() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    env.fake_claude(Some("2.1.197"));
+    // A dotfiles-style symlink to the real file, which is group-readable.
+    let real = env.dir.path().join("dotfiles/settings.json");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::write(&real, RICH).unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let link = env.home().join(".claude/settings.json");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    env.oath_with_bin()
+        .args(["install", "--user"])
+        .assert()
+        .success();
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+    assert_eq!(
+        oath_handlers(&read_json(&real), &env.oath_exe()).len(),
+        EVENTS.len()
+    );
+    env.oath_with_bin()
+        .args(["uninstall", "--user"])
+        .assert()
+        .success();
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), RICH);
+}
