@@ -58,6 +58,8 @@ pub struct Pre {
     pub autonomy: f64,
     /// Decision.
     pub decision: String,
+    /// The reason Claude Code shows.
+    pub reason: String,
 }
 
 /// What the trust file says about a domain after an outcome.
@@ -191,6 +193,7 @@ impl Runner {
             trust: f("trust_score_before"),
             autonomy: f("autonomy_score"),
             decision: rec["decision"].as_str().unwrap_or("?").to_owned(),
+            reason: rec["reason"].as_str().unwrap_or("").to_owned(),
         })
     }
 
@@ -400,7 +403,8 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode> {
     ui::out("oath demo: the seed's trust scenarios, run on the real engine.");
     ui::out("Every step is a hook payload answered by oath in a temporary project (default");
     ui::out("parameters, no phase); the numbers are read back from the audit trail and the");
-    ui::out("trust file the hook wrote.");
+    ui::out("trust file the hook wrote. When oath asks, the demo goes on as if the user");
+    ui::out("approved.");
     for s in &scenarios {
         ui::out("");
         ui::out(&format!("Scenario {}: {}", s.number, s.title));
@@ -413,6 +417,7 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode> {
         } else {
             print_step_table(s);
         }
+        print_notes(s);
     }
     ui::out("");
     ui::out("Decisions: allow = approved without a prompt; no_opinion = Claude Code's own");
@@ -483,6 +488,46 @@ fn print_risk_table(s: &Scenario) {
             st.autonomy_fixed_complexity,
             st.pre.decision
         ));
+    }
+}
+
+/// Returns the core of a decision reason: `oath ask: <why> (<facts>). ...` → `<why>`.
+fn why(reason: &str) -> &str {
+    let rest = reason.split_once(": ").map_or(reason, |(_, r)| r);
+    rest.rfind(" (").map_or(rest, |i| &rest[..i])
+}
+
+/// Explains the steps where oath asks or denies, one line per run of equal reasons.
+fn print_notes(s: &Scenario) {
+    let mut runs: Vec<(usize, usize, &str, &str)> = Vec::new();
+    for st in &s.steps {
+        if !matches!(st.pre.decision.as_str(), "ask" | "deny") {
+            continue;
+        }
+        let w = why(&st.pre.reason);
+        match runs.last_mut() {
+            Some((_, last, d, prev))
+                if *last + 1 == st.step && *prev == w && *d == st.pre.decision =>
+            {
+                *last = st.step;
+            }
+            _ => runs.push((st.step, st.step, st.pre.decision.as_str(), w)),
+        }
+    }
+    if runs.is_empty() {
+        return;
+    }
+    ui::out("");
+    for (first, last, decision, w) in runs {
+        let steps = if first == last {
+            format!("step {first}")
+        } else {
+            format!("steps {first}-{last}")
+        };
+        let lines = wrap(&format!("{steps}: {decision} because {w}"), 84);
+        for (i, line) in lines.iter().enumerate() {
+            ui::out(&format!("  {}{line}", if i == 0 { "" } else { "  " }));
+        }
     }
 }
 

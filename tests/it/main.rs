@@ -3,4 +3,5 @@
 
 mod cli;
 mod install;
+mod strike;
 mod support;
