@@ -1078,7 +1078,14 @@ pub fn uninstall(
                 .as_ref()
                 .and_then(|m| m.backup.as_ref())
                 .and_then(|b| std::fs::read_to_string(b).ok())
-                .filter(|text| serde_json::from_str::<Value>(text).ok().as_ref() == Some(&value));
+                .filter(|text| {
+                    let v = if text.trim().is_empty() {
+                        Some(Value::Object(Map::new()))
+                    } else {
+                        serde_json::from_str::<Value>(text).ok()
+                    };
+                    v.as_ref() == Some(&value)
+                });
             let new_text = restored.clone().unwrap_or_else(|| settings.render(&value));
             let old_text = settings.text.as_deref().unwrap_or("");
             if dry_run {

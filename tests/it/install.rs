@@ -535,3 +535,74 @@ fn permissions_and_symlinks_are_respected() {
     );
     assert_eq!(std::fs::read_to_string(&real).unwrap(), RICH);
 }
+
+#[test]
+fn an_empty_settings_file_comes_back_empty() {
+    let env = TestEnv::new();
+    env.fake_claude(Some("2.1.197"));
+    let file = settings(&env);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "").unwrap();
+    env.oath_with_bin()
+        .args(["install", "--project"])
+        .assert()
+        .success();
+    assert_eq!(
+        oath_handlers(&read_json(&file), &env.oath_exe()).len(),
+        EVENTS.len()
+    );
+    env.oath_with_bin()
+        .args(["uninstall", "--project"])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "");
+}
+
+#[test]
+fn uninstall_without_install_records_removes_only_oath_handlers() {
+    let env = TestEnv::new();
+    env.fake_claude(Some("2.1.197"));
+    let file = settings(&env);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, RICH).unwrap();
+    env.oath_with_bin()
+        .args(["install", "--project"])
+        .assert()
+        .success();
+    // oath's state is gone (and with it the record of what install created).
+    std::fs::remove_dir_all(env.oath_home()).unwrap();
+    let out = env
+        .oath_with_bin()
+        .args(["uninstall", "--project"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", env.render(&out));
+    let v = read_json(&file);
+    assert!(oath_handlers(&v, &env.oath_exe()).is_empty());
+    let orig = read_json_str(RICH);
+    assert_eq!(v["hooks"]["PreToolUse"], orig["hooks"]["PreToolUse"]);
+    assert_eq!(v["hooks"]["Notification"], orig["hooks"]["Notification"]);
+    // Arrays it cannot prove install created stay, empty.
+    assert_eq!(v["hooks"]["Stop"], json!([]));
+    for k in ["permissions", "zeta", "alpha", "env", "statusLine"] {
+        assert_eq!(v[k], orig[k]);
+    }
+}
+
+#[test]
+fn uninstall_where_oath_is_not_registered_changes_nothing() {
+    let env = TestEnv::new();
+    env.fake_claude(Some("2.1.197"));
+    let file = settings(&env);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, RICH).unwrap();
+    let out = env
+        .oath_with_bin()
+        .args(["uninstall", "--project"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("oath is not registered there"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), RICH);
+    assert!(backups(file.parent().unwrap()).is_empty());
+}
