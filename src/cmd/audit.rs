@@ -34,7 +34,7 @@ pub struct AuditArgs {
     /// Only this session (a prefix of the id is enough)
     #[arg(long)]
     pub session: Option<String>,
-    /// Only calls with this decision: allow, no_opinion, ask, deny (repeatable)
+    /// Only calls with this decision (repeatable)
     #[arg(long, value_parser = ["allow", "no_opinion", "ask", "deny"])]
     pub decision: Vec<String>,
     /// Only calls in this domain (repeatable)
