@@ -776,8 +776,25 @@ fn backup_path(file: &Path, now: Timestamp) -> PathBuf {
     p
 }
 
+/// Fails when a settings file no longer holds the text read at the start.
+fn unchanged_since_read(path: &Path, expected: Option<&str>) -> Result<()> {
+    let now = std::fs::read_to_string(path).ok();
+    if now.as_deref() != expected {
+        return Err(CliError::new(format!(
+            "{} changed while oath was working on it; nothing was written",
+            path.display()
+        ))
+        .hint("run the command again"));
+    }
+    Ok(())
+}
+
 /// Writes a settings file keeping its permissions, and through a symlink to its target.
-fn write_settings(path: &Path, text: &str) -> Result<()> {
+///
+/// `expected` is the text read at the start (`None`: the file did not exist); when the file
+/// changed since (Claude Code saving a permission, an editor), nothing is written.
+fn write_settings(path: &Path, text: &str, expected: Option<&str>) -> Result<()> {
+    unchanged_since_read(path, expected)?;
     let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let perms = std::fs::metadata(&real).ok().map(|m| m.permissions());
     state::write_atomic(&real, text.as_bytes())?;
@@ -916,7 +933,7 @@ pub fn install(
                     b.display()
                 ));
             }
-            write_settings(&t.settings, &new_text)?;
+            write_settings(&t.settings, &new_text, settings.text.as_deref())?;
             ui::out(&format!(
                 "  {}: {}{}",
                 t.settings.display(),
@@ -1109,6 +1126,7 @@ pub fn uninstall(
                     .hint("nothing was changed")
                 })?;
                 if delete {
+                    unchanged_since_read(&t.settings, settings.text.as_deref())?;
                     std::fs::remove_file(&t.settings).map_err(|e| {
                         CliError::new(format!("cannot remove {}: {e}", t.settings.display()))
                     })?;
@@ -1119,7 +1137,7 @@ pub fn uninstall(
                         b.display()
                     ));
                 } else {
-                    write_settings(&t.settings, &new_text)?;
+                    write_settings(&t.settings, &new_text, settings.text.as_deref())?;
                     // The install backup now duplicates the file: drop it.
                     if restored.is_some()
                         && let Some(ib) = manifest.as_ref().and_then(|m| m.backup.as_ref())
@@ -1264,6 +1282,19 @@ mod tests {
             v["hooks"]["PreToolUse"],
             json!([{"matcher": "*", "hooks": [{"type": "command", "command": "/new/oath", "args": ["hook"], "timeout": 10}]}])
         );
+    }
+
+    #[test]
+    fn a_file_changed_since_it_was_read_is_not_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("settings.json");
+        std::fs::write(&p, "{}").unwrap();
+        assert!(write_settings(&p, "{\"a\": 1}", Some("{}")).is_ok());
+        let err = write_settings(&p, "{}", Some("{}")).unwrap_err();
+        assert!(err.message.contains("changed while oath was working"));
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "{\"a\": 1}");
+        assert!(write_settings(&dir.path().join("new.json"), "{}", Some("{}")).is_err());
+        assert!(write_settings(&dir.path().join("new.json"), "{}", None).is_ok());
     }
 
     #[test]
