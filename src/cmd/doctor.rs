@@ -40,6 +40,9 @@ const PAYLOADS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Managed settings on Linux (reference §2.2), which can forbid all other hooks.
+const MANAGED_SETTINGS: &str = "/etc/claude-code/managed-settings.json";
+
 /// The project path in the recorded payloads, replaced by a temporary project.
 const RECORDED_PROJECT: &str = "/home/dev/projects/demo";
 
@@ -216,6 +219,15 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
         }
         found.extend(regs.into_iter().map(|g| (scope, g)));
     }
+    let managed = Path::new(MANAGED_SETTINGS);
+    if let Ok(Settings { value, .. }) = Settings::read(managed)
+        && value.get("allowManagedHooksOnly") == Some(&Value::Bool(true))
+    {
+        r.fail(
+            &format!("{MANAGED_SETTINGS} sets allowManagedHooksOnly: user and project hooks, oath's included, do not run"),
+            "ask whoever manages this machine to register oath in the managed settings",
+        );
+    }
     if found.is_empty() {
         r.fail(
             "oath is not registered in any settings file Claude Code reads",
@@ -319,6 +331,17 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
             &format!("configuration invalid: {e}"),
             "fix it; `oath config validate` explains, and until then PreToolUse asks on every call",
         ),
+    }
+
+    // Environment variables oath reads, as set for this run.
+    let set: Vec<String> = env::ALL
+        .iter()
+        .filter_map(|(name, _)| env::var(name).map(|v| format!("{name}={v}")))
+        .collect();
+    if set.is_empty() {
+        r.info("no oath-related environment variables set");
+    } else {
+        r.info(&format!("environment: {}", set.join(" ")));
     }
 
     // 6. Self-test through the registered command (or this binary when none is registered).
