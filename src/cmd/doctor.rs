@@ -61,15 +61,18 @@ pub struct DoctorArgs {}
 
 /// A handler of oath found in a settings file.
 #[derive(Debug, Clone, PartialEq)]
-struct Registration {
-    event: String,
-    binary: String,
-    form: Form,
+pub struct Registration {
+    /// The event.
+    pub event: String,
+    /// The binary as registered.
+    pub binary: String,
+    /// Exec or shell form.
+    pub form: Form,
 }
 
 /// Returns oath's handlers in a settings value: exec form with `args: ["hook"]` or shell form
 /// `<path> hook`, where the binary is named `oath` or is one of `known`.
-fn registrations(value: &Value, known: &[String]) -> Vec<Registration> {
+pub fn registrations(value: &Value, known: &[String]) -> Vec<Registration> {
     let mut out = Vec::new();
     let Some(hooks) = value.get("hooks").and_then(Value::as_object) else {
         return out;
@@ -241,6 +244,17 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
         if !binaries.iter().any(|(b, _)| b == &g.binary) {
             binaries.push((g.binary.clone(), g.form));
         }
+    }
+    if binaries.len() > 1 {
+        let list: Vec<&str> = binaries.iter().map(|(b, _)| b.as_str()).collect();
+        r.fail(
+            &format!(
+                "oath is registered with {} different binaries ({}): each event runs oath more than once",
+                binaries.len(),
+                list.join(", ")
+            ),
+            "keep one: `oath uninstall --user|--project|--local` where it should not be, or remove the extra handlers by hand",
+        );
     }
     for (b, _) in &binaries {
         let p = Path::new(b);

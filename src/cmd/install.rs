@@ -895,6 +895,24 @@ pub fn install(
         }
     }
 
+    if exe.contains("/target/debug/") || exe.contains("/target/release/") {
+        ui::warn(&format!(
+            "registering a cargo build output ({exe}): `cargo clean` deletes it; `cargo install --path .` gives a lasting path (then run `oath install` again)"
+        ));
+    }
+    let mut others: Vec<String> = Vec::new();
+    for reg in super::doctor::registrations(&value, &[]) {
+        if reg.binary != exe && !others.contains(&reg.binary) {
+            others.push(reg.binary);
+        }
+    }
+    for other in &others {
+        ui::warn(&format!(
+            "{} also registers another oath ({other}): every event would run oath twice; remove those handlers (or `oath uninstall` with that binary)",
+            t.settings.display()
+        ));
+    }
+
     let mut manifest = old_manifest.clone().unwrap_or_else(|| Manifest {
         settings: t.settings.clone(),
         ..Manifest::default()

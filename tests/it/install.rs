@@ -606,3 +606,33 @@ fn uninstall_where_oath_is_not_registered_changes_nothing() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), RICH);
     assert!(backups(file.parent().unwrap()).is_empty());
 }
+
+#[test]
+fn another_oath_registration_is_reported() {
+    let env = TestEnv::new();
+    env.fake_claude(Some("2.1.197"));
+    let file = settings(&env);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let original = json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "oath hook"}]}]}});
+    std::fs::write(&file, original.to_string()).unwrap();
+    let out = env
+        .oath_with_bin()
+        .args(["install", "--project"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("also registers another oath (oath)"),
+        "{stderr}"
+    );
+    // The hand-made handler is the user's: install leaves it, uninstall too.
+    env.oath_with_bin()
+        .args(["uninstall", "--project"])
+        .assert()
+        .success();
+    assert_eq!(read_json(&file), original);
+    let out = env.oath_with_bin().arg("doctor").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"oath\" is not an absolute path"));
+}
