@@ -4,9 +4,10 @@ use std::process::ExitCode;
 
 use serde_json::{Map, Value, json};
 
-use crate::classify::Domain;
+use crate::classify::{Classification, Domain, Risk};
 use crate::clock::Timestamp;
 use crate::config::Config;
+use crate::decide::{self, Inputs};
 use crate::error::{CliError, Result};
 use crate::phase::Phase;
 use crate::project::{Env, Project};
@@ -43,18 +44,19 @@ pub struct StatusArgs {
 pub fn run(args: &StatusArgs) -> Result<ExitCode> {
     let env = Env::from_process();
     let project = Project::resolve(&env, None);
-    let params = match Config::load(
+    let config = match Config::load(
         env.user_config_path().as_deref(),
         Some(&project.config_file()),
     ) {
-        Ok(l) => l.config.trust,
+        Ok(l) => l.config,
         Err(e) => {
             ui::warn(&format!(
-                "configuration problem, using the default trust parameters: {e}"
+                "configuration problem, using the default parameters: {e}"
             ));
-            TrustParams::default()
+            Config::default()
         }
     };
+    let params = &config.trust;
     let now = Timestamp::now();
     let file = match state::read_json::<TrustFile>(&project.trust_file()) {
         ReadOutcome::Ok(f) => Some(f),
@@ -76,7 +78,7 @@ pub fn run(args: &StatusArgs) -> Result<ExitCode> {
             .hint(format!("domains are: {}", names.join(", "))));
     }
     let phase = Phase::read(&project.phase_file());
-    let rows = rows(file.as_ref(), args.domain.as_deref(), now, &params);
+    let rows = rows(file.as_ref(), args.domain.as_deref(), now, params);
     if args.json {
         ui::out(&to_json(&project, phase, file.as_ref(), &rows).to_string());
     } else if args.oneline {
@@ -89,6 +91,11 @@ pub fn run(args: &StatusArgs) -> Result<ExitCode> {
             args.domain.as_deref(),
             &rows,
         );
+        if let (Some(name), Some(row), Some(_)) = (args.domain.as_deref(), rows.first(), &file)
+            && let Some(domain) = Domain::parse(name)
+        {
+            estimates(domain, row.now.score, phase, &config);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -242,6 +249,34 @@ fn human(
         if let Some(last) = &d.last_operated_at {
             ui::out(&format!("  Last used:   {last}"));
         }
+    }
+}
+
+/// Prints what oath would decide in this domain at its trust now, per risk level (no rules,
+/// no 3-strike escalation), computed by the gate's own [`decide::decide`].
+fn estimates(domain: Domain, trust: f64, phase: Option<Phase>, config: &Config) {
+    ui::out("");
+    ui::out(&format!(
+        "  Decisions at this trust{} (before rules and 3-strike):",
+        phase.map_or(String::new(), |p| format!(" in the {p} phase"))
+    ));
+    for risk in [Risk::Low, Risk::Medium, Risk::High, Risk::Critical] {
+        let class = Classification::single("", domain, risk, "status", "estimate");
+        let v = decide::decide(&Inputs {
+            class: &class,
+            trust,
+            phase,
+            rule: None,
+            strike: None,
+            weights: &config.risk,
+            thresholds: &config.autonomy,
+        });
+        ui::out(&format!(
+            "    {:<9} autonomy {:.2}  {}",
+            risk.as_str(),
+            v.autonomy,
+            v.decision.as_str()
+        ));
     }
 }
 

@@ -127,6 +127,13 @@ fn status_shows_the_hooks_state() {
         .output()
         .unwrap();
     insta::assert_snapshot!("status_oneline", env.render(&out));
+    let out = env
+        .oath()
+        .args(["status", "shell_exec"])
+        .env("OATH_NOW", "2026-03-01T12:00:00Z")
+        .output()
+        .unwrap();
+    insta::assert_snapshot!("status_domain", env.render(&out));
     let out = env.oath().args(["status", "nonsense"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown domain \"nonsense\""));
@@ -245,6 +252,13 @@ fn audit_joins_decisions_and_outcomes() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("relative time such as 30m"));
+}
+
+#[test]
+fn audit_without_a_trail_says_so() {
+    let env = TestEnv::new();
+    let out = env.oath().arg("audit").output().unwrap();
+    insta::assert_snapshot!("audit_empty", env.render(&out));
 }
 
 #[test]
