@@ -3,5 +3,6 @@
 
 mod cli;
 mod install;
+mod observers;
 mod strike;
 mod support;
