@@ -440,7 +440,10 @@ fn install_commands(
                         CliError::new(format!("cannot write {}: {e}", path.display()))
                     })?;
                 }
-                notes.push(format!("{name} updated"));
+                notes.push(format!(
+                    "{name} {}",
+                    if dry_run { "to update" } else { "updated" }
+                ));
                 for c in &mut manifest.command_files {
                     if c.path == path {
                         c.sha256 = hash.clone();
@@ -462,7 +465,10 @@ fn install_commands(
                             CliError::new(format!("cannot write {}: {e}", path.display()))
                         })?;
                 }
-                notes.push(format!("{name} installed"));
+                notes.push(format!(
+                    "{name} {}",
+                    if dry_run { "to install" } else { "installed" }
+                ));
                 manifest.command_files.retain(|c| c.path != path);
                 manifest
                     .command_files
@@ -494,7 +500,10 @@ fn uninstall_commands(
                 std::fs::remove_file(&path)
                     .map_err(|e| CliError::new(format!("cannot remove {}: {e}", path.display())))?;
             }
-            notes.push(format!("{name} removed"));
+            notes.push(format!(
+                "{name} {}",
+                if dry_run { "to remove" } else { "removed" }
+            ));
         } else if recorded.is_some() {
             ui::warn(&format!(
                 "{} was changed since oath installed it; left in place (delete it yourself if you do not need it)",

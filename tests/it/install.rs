@@ -636,3 +636,41 @@ fn another_oath_registration_is_reported() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("\"oath\" is not an absolute path"));
 }
+
+#[test]
+fn scopes_exclude_each_other_and_uninstall_dry_run_writes_nothing() {
+    let env = TestEnv::new();
+    env.fake_claude(Some("2.1.197"));
+    let out = env
+        .oath_with_bin()
+        .args(["install", "--user", "--project"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+
+    let file = settings(&env);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, RICH).unwrap();
+    env.oath_with_bin()
+        .args(["install", "--project"])
+        .assert()
+        .success();
+    let installed = std::fs::read_to_string(&file).unwrap();
+    let out = env
+        .oath_with_bin()
+        .args(["uninstall", "--project", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("-             \"args\": ["), "{stdout}");
+    assert!(stdout.contains("quick-save.md to remove"), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), installed);
+    assert!(
+        env.project()
+            .join(".claude/commands/quick-save.md")
+            .exists()
+    );
+    assert_eq!(backups(file.parent().unwrap()).len(), 1);
+}
