@@ -674,3 +674,36 @@ fn scopes_exclude_each_other_and_uninstall_dry_run_writes_nothing() {
     );
     assert_eq!(backups(file.parent().unwrap()).len(), 1);
 }
+
+#[test]
+fn versions_between_the_known_ones_get_a_softer_warning() {
+    for (version, warning) in [
+        ("2.1.20", Some("may predate the PostToolUseFailure hook")),
+        ("2.1.10", Some("predates the PostToolUseFailure hook")),
+        ("2.1.33", None),
+    ] {
+        let env = TestEnv::new();
+        env.fake_claude(Some(version));
+        let out = env
+            .oath_with_bin()
+            .args(["install", "--project"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match warning {
+            Some(w) => assert!(stderr.contains(w), "{version}: {stderr}"),
+            None => assert!(
+                !stderr.contains("PostToolUseFailure"),
+                "{version}: {stderr}"
+            ),
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains(&format!(
+                "Claude Code {version} found: registering the shell form"
+            )),
+            "{stdout}"
+        );
+    }
+}
