@@ -707,3 +707,22 @@ fn versions_between_the_known_ones_get_a_softer_warning() {
         );
     }
 }
+
+#[test]
+fn the_bare_binary_answers_a_payload_like_oath_hook() {
+    // What an older Claude Code does with an exec-form handler: run `command` without `args`.
+    let env = TestEnv::new();
+    let payload = json!({
+        "session_id": "s1", "cwd": env.project(), "hook_event_name": "PreToolUse",
+        "tool_name": "Read", "tool_input": {"file_path": env.project().join("a.txt")},
+        "tool_use_id": "toolu_1"
+    });
+    let out = env
+        .oath()
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", env.render(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+}
