@@ -50,9 +50,9 @@ pub struct AuditArgs {
     /// Also show session events (SessionStart, Stop, ...)
     #[arg(long)]
     pub events: bool,
-    /// Show at most this many rows, the latest (0 = all)
-    #[arg(long, default_value_t = 50)]
-    pub limit: usize,
+    /// Show at most this many rows, the latest (0 = all; default 50, all with --json)
+    #[arg(long)]
+    pub limit: Option<usize>,
     /// Print JSON for scripts
     #[arg(long)]
     pub json: bool,
@@ -292,10 +292,11 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
                     .is_some_and(|d| args.domain.iter().any(|x| x == d))
         })
         .collect();
-    let shown_from = if args.limit == 0 {
+    let limit = args.limit.unwrap_or(if args.json { 0 } else { 50 });
+    let shown_from = if limit == 0 {
         0
     } else {
-        filtered.len().saturating_sub(args.limit)
+        filtered.len().saturating_sub(limit)
     };
     let shown = &filtered[shown_from..];
     if args.json {
