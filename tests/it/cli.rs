@@ -241,6 +241,10 @@ fn audit_joins_decisions_and_outcomes() {
             .len(),
         3
     );
+    let last2 = json_of(&["--limit", "2"]);
+    let last2 = last2["entries"].as_array().unwrap();
+    assert_eq!(last2.len(), 2);
+    assert_eq!(last2[1]["tool_use_id"], "toolu_p");
     let asked = json_of(&["--decision", "allow"]);
     for e in asked["entries"].as_array().unwrap() {
         assert_eq!(e["pre"]["decision"], "allow");
