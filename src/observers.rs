@@ -95,7 +95,11 @@ impl On {
 }
 
 /// One observer command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+///
+/// An entry that does not fit the schema (an unknown key, a bad `on`, a wrong type) is still
+/// read, as a command carrying its `problem`: it is reported and skipped, and the rest of the
+/// configuration keeps working instead of the whole file being refused.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ObserverCommand {
     /// Glob on the tool name (`AskUserQuestion`, `*Search*`, `mcp__github__*`, `*`); default
@@ -115,6 +119,45 @@ pub struct ObserverCommand {
     /// Which outcomes trigger it: success (default), failure or both.
     #[serde(default)]
     pub on: On,
+    /// Why the entry could not be read, when it could not (it is then skipped).
+    #[serde(skip)]
+    pub problem: Option<String>,
+}
+
+/// The schema of one entry, as written in the file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawObserverCommand {
+    #[serde(default = "any_tool")]
+    tool: String,
+    #[serde(default)]
+    run: Option<String>,
+    #[serde(default, rename = "async")]
+    is_async: bool,
+    #[serde(default = "default_timeout")]
+    timeout: u64,
+    #[serde(default)]
+    on: On,
+}
+
+impl<'de> Deserialize<'de> for ObserverCommand {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        Ok(match serde_json::from_value::<RawObserverCommand>(value) {
+            Ok(r) => Self {
+                tool: r.tool,
+                run: r.run,
+                is_async: r.is_async,
+                timeout: r.timeout,
+                on: r.on,
+                problem: None,
+            },
+            Err(e) => Self {
+                problem: Some(e.to_string()),
+                ..Self::default()
+            },
+        })
+    }
 }
 
 fn any_tool() -> String {
@@ -133,6 +176,7 @@ impl Default for ObserverCommand {
             is_async: false,
             timeout: DEFAULT_TIMEOUT_SECS,
             on: On::Success,
+            problem: None,
         }
     }
 }
@@ -180,6 +224,9 @@ impl ObserverCommand {
 
     /// Returns the compiled filter, or the first problem making the command unusable.
     fn matcher(&self) -> Result<ToolMatcher, String> {
+        if let Some(p) = &self.problem {
+            return Err(format!("cannot be read ({p})"));
+        }
         self.script()?;
         if self.timeout == 0 {
             return Err("has `timeout: 0`; it must be at least 1 second".into());
@@ -739,13 +786,31 @@ commands:
     }
 
     #[test]
-    fn unknown_on_value_is_refused() {
+    fn an_entry_that_does_not_fit_is_skipped_and_the_rest_of_the_config_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".oath.yaml");
+        fs::write(
+            &path,
+            "on_error: deny\npostToolUse:\n  commands:\n    - run: x\n      on: sometimes\n    - command: typo-for-run\n    - run: 'true'\n      timeout: 60s\n    - run: ok\n",
+        )
+        .unwrap();
+        let loaded = crate::config::Config::load(None, Some(&path)).expect("the file loads");
+        assert_eq!(loaded.config.on_error, crate::config::OnError::Deny);
+        let c = &loaded.config.post_tool_use;
+        assert_eq!(c.commands.len(), 4);
+        assert_eq!(c.commands[3].script(), Ok("ok"));
+        let w = &loaded.warnings;
+        assert_eq!(w.len(), 3, "{w:?}");
         assert!(
-            serde_saphyr::from_str::<PostToolUseConfig>(
-                "commands:\n  - run: x\n    on: sometimes\n"
-            )
-            .is_err()
+            w[0].starts_with("postToolUse.commands[0] cannot be read (unknown variant `sometimes`"),
+            "{w:?}"
         );
+        assert!(
+            w[1].contains("commands[1] cannot be read (unknown field `command`"),
+            "{w:?}"
+        );
+        assert!(w[2].contains("commands[2] cannot be read ("), "{w:?}");
+        assert!(w.iter().all(|w| w.ends_with("; it is skipped")), "{w:?}");
     }
 
     #[test]
