@@ -699,13 +699,24 @@ fn kill_group(child: &mut Child) -> io::Result<ExitStatus> {
     }
 }
 
-/// Returns the first [`OUTPUT_HEAD_BYTES`] of a file as text, and the file's size.
+/// Bytes read past the head so that a secret the head's end cuts through is still recognised
+/// (and masked) before the cut: half a token no longer looks like one.
+const REDACT_LOOKAHEAD_BYTES: usize = 1024;
+
+/// Returns the first [`OUTPUT_HEAD_BYTES`] of a file as redacted text, and the file's size.
 fn head(file: &mut File) -> io::Result<(String, u64)> {
     let size = file.metadata()?.len();
     file.seek(SeekFrom::Start(0))?;
-    let mut buf = Vec::with_capacity(OUTPUT_HEAD_BYTES.min(size as usize));
-    file.take(OUTPUT_HEAD_BYTES as u64).read_to_end(&mut buf)?;
-    Ok((String::from_utf8_lossy(&buf).into_owned(), size))
+    let want = OUTPUT_HEAD_BYTES + REDACT_LOOKAHEAD_BYTES;
+    let mut buf = Vec::with_capacity(want.min(size as usize));
+    file.take(want as u64).read_to_end(&mut buf)?;
+    let text = String::from_utf8_lossy(&buf);
+    let text = crate::redact::redact_str(&text);
+    let mut cut = OUTPUT_HEAD_BYTES.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Ok((text[..cut].to_owned(), size))
 }
 
 /// Deletes old output files and logs, at most once per [`SWEEP_INTERVAL`] (a marker file's
@@ -947,6 +958,25 @@ commands:
         aged(&outputs.join("old2.out"), 25);
         sweep_old_files(dir.path());
         assert!(outputs.join("old2.out").exists());
+    }
+
+    #[test]
+    fn a_secret_cut_by_the_end_of_the_kept_head_is_still_masked() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = run_sync(
+            "printf '%2030s' '' >&2; printf 'ghp_0123456789abcdefghijABCDEFGHIJ012345 more\\n' >&2",
+            dir.path(),
+            &[],
+            Duration::from_secs(30),
+        )
+        .unwrap();
+        assert!(r.stderr.len() <= OUTPUT_HEAD_BYTES);
+        let logged = audit::loggable(&json!(r.stderr));
+        let logged = logged.as_str().unwrap();
+        assert!(
+            !logged.contains("ghp_0123"),
+            "part of a token kept: {logged:?}"
+        );
     }
 
     #[test]
