@@ -64,11 +64,46 @@ const SWEEP_INTERVAL: Duration = Duration::from_secs(3600);
 const SWEEP_MAX_ENTRIES: usize = 5000;
 
 /// `postToolUse:` in the config; the seed's block pastes in unchanged.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+///
+/// A section that does not fit the schema (a list without `commands:`, an unknown key) is read
+/// as no commands plus its `problem`, which is reported: the rest of the configuration (the
+/// gate's rules, trust, strikes) keeps working.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PostToolUseConfig {
     /// Commands, run in config order.
     pub commands: Vec<ObserverCommand>,
+    /// Why the section could not be read, when it could not (no command then runs).
+    #[serde(skip)]
+    pub problem: Option<String>,
+}
+
+/// The schema of the section, as written in the file.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawPostToolUseConfig {
+    commands: Vec<ObserverCommand>,
+}
+
+impl<'de> Deserialize<'de> for PostToolUseConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        if value.is_null() {
+            return Ok(Self::default());
+        }
+        Ok(
+            match serde_json::from_value::<RawPostToolUseConfig>(value) {
+                Ok(r) => Self {
+                    commands: r.commands,
+                    problem: None,
+                },
+                Err(e) => Self {
+                    commands: Vec::new(),
+                    problem: Some(e.to_string()),
+                },
+            },
+        )
+    }
 }
 
 /// Which tool outcomes trigger a command.
@@ -238,14 +273,19 @@ impl ObserverCommand {
 impl PostToolUseConfig {
     /// Returns problems of single commands (they are skipped at hook time).
     pub fn validate(&self) -> Vec<String> {
-        self.commands
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| {
+        let section = self.problem.as_ref().map(|p| {
+            format!(
+                "postToolUse cannot be read ({p}); no command after tools runs \
+                 (expected `postToolUse: {{commands: [{{tool, run, ...}}]}}`)"
+            )
+        });
+        section
+            .into_iter()
+            .chain(self.commands.iter().enumerate().filter_map(|(i, c)| {
                 c.matcher()
                     .err()
                     .map(|p| format!("postToolUse.commands[{i}] {p}; it is skipped"))
-            })
+            }))
             .collect()
     }
 }
@@ -977,6 +1017,28 @@ commands:
             !logged.contains("ghp_0123"),
             "part of a token kept: {logged:?}"
         );
+    }
+
+    #[test]
+    fn a_section_that_does_not_fit_is_reported_and_the_rest_of_the_config_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".oath.yaml");
+        // `commands:` forgotten: the entries sit directly under `postToolUse`.
+        fs::write(
+            &path,
+            "on_error: deny\npostToolUse:\n  - tool: Bash\n    run: echo hi\n",
+        )
+        .unwrap();
+        let loaded = crate::config::Config::load(None, Some(&path)).expect("the file loads");
+        assert_eq!(loaded.config.on_error, crate::config::OnError::Deny);
+        assert!(loaded.config.post_tool_use.commands.is_empty());
+        let w = &loaded.warnings;
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("postToolUse cannot be read ("), "{w:?}");
+        // An empty section is simply no commands.
+        fs::write(&path, "postToolUse:\n").unwrap();
+        let loaded = crate::config::Config::load(None, Some(&path)).unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
     }
 
     #[test]
