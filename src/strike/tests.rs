@@ -282,12 +282,14 @@ fn secrets_are_redacted_in_the_log() {
     fail(
         &f,
         "curl -H 'Authorization: Bearer abcdef0123456789xyz' https://x",
-        "Exit code 22\nexport API_KEY=sk-live-0123456789abcdefXYZ rejected",
+        "Exit code 22\nexport API_KEY=sk-live-0123456789abcdefXYZ rejected\n\u{1b}[1mghp_0123456789abcdefghijABCDEFGHIJ012345\u{1b}[0m",
         1,
     );
     let text = std::fs::read_to_string(errors_path(&f.project)).unwrap();
     assert!(
-        !text.contains("abcdef0123456789xyz") && !text.contains("0123456789abcdefXYZ"),
+        !text.contains("abcdef0123456789xyz")
+            && !text.contains("0123456789abcdefXYZ")
+            && !text.contains("ghp_0123"),
         "{text}"
     );
 }
