@@ -24,21 +24,16 @@ const READS_CLAUDE_REFUSES: [&str; 6] = [
     "xxd notes.txt",
 ];
 
-/// Harmless commands expected to be low risk, to earn trust with.
-const LOW_CANDIDATES: [&str; 6] = [
-    "echo e2e",
-    "date",
-    "pwd",
-    "printf ok",
-    "ls",
-    "cat notes.txt",
-];
+/// Harmless commands expected to be low risk, to earn trust with (Claude Code refuses the
+/// first on its own; the scenario does not depend on that, oath allows it either way).
+const LOW_CANDIDATES: [&str; 5] = ["mkdir -p build/out", "echo e2e", "date", "pwd", "ls"];
 
-/// Medium commands with the file each creates, to see whether it ran.
+/// Medium commands Claude Code's `-p` flow refuses without an allow rule, with the path each
+/// creates, to see whether it ran.
 const MEDIUM_CANDIDATES: [(&str, &str); 4] = [
+    ("echo x > out.log", "out.log"),
+    ("cp -r assets dist", "dist"),
     ("touch made-by-agent.txt", "made-by-agent.txt"),
-    ("mkdir made-by-agent", "made-by-agent"),
-    ("cp notes.txt made-by-agent.txt", "made-by-agent.txt"),
     ("git add notes.txt", ".git/index"),
 ];
 
@@ -163,6 +158,7 @@ fn low_risk_read_runs_without_a_permission_rule() {
 fn medium_action_turns_to_allow_at_the_predicted_step() {
     let Some(p) = Project::new() else { return };
     p.write("notes.txt", "hello world\n");
+    p.write("assets/logo.txt", "logo\n");
     let engine = Engine::new(&p);
 
     // A low and a medium command in one domain, as the library classifies them.
