@@ -88,6 +88,7 @@ pub fn audit_facts(path: &Path) -> AuditFacts {
                     .to_owned();
                 match decision {
                     "allow" => out.facts.allowed += 1,
+                    "no_opinion" => out.facts.no_opinion += 1,
                     "ask" => out.facts.asked += 1,
                     "deny" => out.facts.denied += 1,
                     _ => {}
@@ -223,6 +224,8 @@ pub fn candidates(record: &SessionRecord, audit: &AuditFacts) -> (Vec<Problem>, 
     let still = record.main.tally.still_failing();
     for f in &facts {
         let p = match f.kind {
+            // A streak still failing at the end is cited once, below, as a failure.
+            FactKind::RepeatedFailure if still.iter().any(|(k, _)| Some(*k) == f.call) => None,
             FactKind::RepeatedFailure => Some(Problem {
                 id: String::new(),
                 description: format!(
@@ -297,10 +300,14 @@ pub fn candidates(record: &SessionRecord, audit: &AuditFacts) -> (Vec<Problem>, 
                     Some((_, n)) if is_last && f.source == "main" => Some(Problem {
                         id: String::new(),
                         description: format!(
-                            "{} `{}` still failed when the session ended ({} failure(s) in a row)",
+                            "{} `{}` still failed when the session ended{}",
                             f.tool.as_deref().unwrap_or("a tool"),
                             f.subject,
-                            n
+                            if *n > 1 {
+                                format!(" (it failed {n} times in a row)")
+                            } else {
+                                String::new()
+                            }
                         ),
                         impact: if *n >= 2 { Level::High } else { Level::Medium },
                         evidence: cite(f),

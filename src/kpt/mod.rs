@@ -63,7 +63,11 @@ pub fn feedback_dir(env: &Env, cfg: &KptConfig) -> Option<PathBuf> {
 
 /// Serializes a value as YAML.
 pub fn to_yaml<T: Serialize>(value: &T) -> Result<String, String> {
-    serde_saphyr::to_string(value).map_err(|e| format!("cannot write YAML: {e}"))
+    let mut text = serde_saphyr::to_string(value).map_err(|e| format!("cannot write YAML: {e}"))?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(text)
 }
 
 /// Returns a file's stem (`kpt-20260208-001` for `…/kpt-20260208-001.yaml`).

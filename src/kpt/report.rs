@@ -307,6 +307,9 @@ pub struct OathFacts {
     /// Calls the gate allowed.
     #[serde(default)]
     pub allowed: u64,
+    /// Calls the gate left to Claude Code's own permission rules (no opinion).
+    #[serde(default)]
+    pub no_opinion: u64,
     /// Calls the gate asked the user about.
     #[serde(default)]
     pub asked: u64,
