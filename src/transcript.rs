@@ -269,13 +269,53 @@ pub struct Tally {
     pub ran_after_last_change: bool,
     /// Consecutive failures per call (removed when the call succeeds).
     failing: BTreeMap<String, u32>,
+    #[serde(with = "hex_set")]
     seen_uuids: HashSet<u64>,
+    #[serde(with = "hex_set")]
     main_messages: HashSet<u64>,
+    #[serde(with = "hex_set")]
     side_messages: HashSet<u64>,
     pending: BTreeMap<String, Pending>,
     files: BTreeMap<String, FileHistory>,
     assistant_since_prompt: bool,
     last_was_refusal: bool,
+}
+
+/// Saves a set of hashes compactly: one string of 16 hex digits per hash, sorted.
+mod hex_set {
+    use std::collections::HashSet;
+    use std::fmt::Write;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(set: &HashSet<u64>, s: S) -> Result<S::Ok, S::Error> {
+        let mut v: Vec<u64> = set.iter().copied().collect();
+        v.sort_unstable();
+        let mut out = String::with_capacity(v.len() * 16);
+        for h in v {
+            let _ = write!(out, "{h:016x}");
+        }
+        s.serialize_str(&out)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<HashSet<u64>, D::Error> {
+        let text = String::deserialize(d)?;
+        let bytes = text.as_bytes();
+        if bytes.len() % 16 != 0 {
+            return Err(serde::de::Error::custom(
+                "hash set length is not a multiple of 16",
+            ));
+        }
+        bytes
+            .chunks(16)
+            .map(|c| {
+                std::str::from_utf8(c)
+                    .ok()
+                    .and_then(|h| u64::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| serde::de::Error::custom("invalid hash in set"))
+            })
+            .collect()
+    }
 }
 
 /// Returns a 64-bit FNV-1a hash (stable across runs, for saved state).

@@ -256,6 +256,11 @@ pub fn update(
         warnings,
         SessionRecord::default,
         |r: &mut SessionRecord| {
+            let before = (
+                r.transcript_path.clone(),
+                r.cwd.clone(),
+                r.last_event.clone(),
+            );
             r.v = RECORD_VERSION;
             r.session_id = session_id.to_owned();
             if let Some(t) = transcript {
@@ -265,13 +270,25 @@ pub fn update(
                 r.cwd = Some(c.to_path_buf());
             }
             r.project_root = Some(project.root.clone());
-            if r.first_recorded_at.is_none() {
+            let new = r.first_recorded_at.is_none();
+            if new {
                 r.first_recorded_at = Some(now.iso_millis());
             }
-            r.updated_at = Some(now.iso_millis());
             r.last_event = Some(event.to_owned());
-            refresh(r, &mut inner_warnings);
-            (true, r.clone())
+            let parsed = refresh(r, &mut inner_warnings);
+            // Nothing new (a Stop with no new transcript lines): nothing is written.
+            let changed = new
+                || parsed
+                || before
+                    != (
+                        r.transcript_path.clone(),
+                        r.cwd.clone(),
+                        r.last_event.clone(),
+                    );
+            if changed {
+                r.updated_at = Some(now.iso_millis());
+            }
+            (changed, r.clone())
         },
     );
     warnings.extend(inner_warnings);

@@ -1023,3 +1023,36 @@ fn draft_of_the_documented_sample_has_one_candidate_per_fact() {
     let text = oath::kpt::to_yaml(&d).unwrap();
     report::validate(&text, Some("kpt-20260207-001")).unwrap();
 }
+
+#[test]
+fn the_hurikaeri_command_runs_oath_for_this_session() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/commands/hurikaeri.md"),
+    )
+    .unwrap();
+    let front = text
+        .strip_prefix("---\n")
+        .and_then(|t| t.split_once("\n---\n"))
+        .map(|(f, _)| f)
+        .expect("frontmatter");
+    assert!(front.lines().any(|l| l.starts_with("description: ")));
+    assert!(
+        front
+            .lines()
+            .any(|l| l.starts_with("allowed-tools: ") && l.contains("Bash(oath kpt:*)"))
+    );
+    assert!(
+        !front.contains("context: fork"),
+        "a forked command cannot see the conversation"
+    );
+    for needle in [
+        "oath kpt new --session ${CLAUDE_SESSION_ID}",
+        "oath kpt validate --complete",
+        "TODO(judgement)",
+        "ベテランエンジニア視点",
+        "テスト観点",
+        "代替案検討",
+    ] {
+        assert!(text.contains(needle), "{needle}");
+    }
+}
