@@ -1056,3 +1056,39 @@ fn the_hurikaeri_command_runs_oath_for_this_session() {
         assert!(text.contains(needle), "{needle}");
     }
 }
+
+#[test]
+fn kpt_new_finds_an_unrecorded_session_in_claude_projects_and_honours_kpt_dir() {
+    let env = TestEnv::new();
+    let id = "7f3c2a10-5b8e-4d21-9c6a-2e4f8b1d0a37";
+    let dir = env
+        .home()
+        .join(".claude/projects/-home-dev-projects-slugkit");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(sample_path(), dir.join(format!("{id}.jsonl"))).unwrap();
+    std::fs::write(env.project().join(".oath.yaml"), "kpt:\n  dir: ~/retro\n").unwrap();
+    let out = env
+        .oath()
+        .env("OATH_NOW", "2026-02-07T10:20:00Z")
+        .args(["kpt", "new", "--session", id])
+        .assert()
+        .success();
+    let path = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
+    assert_eq!(path, env.home().join("retro/kpt-20260207-001.yaml"));
+    let r = report::validate(
+        &std::fs::read_to_string(&path).unwrap(),
+        Some("kpt-20260207-001"),
+    )
+    .unwrap();
+    let m = r.metrics.unwrap();
+    assert_eq!(
+        (m.user_turns, m.assistant_turns, m.correction_count),
+        (Some(2), Some(8), Some(1))
+    );
+    // A finished report (no placeholder left) passes --complete.
+    env.oath()
+        .args(["kpt", "validate", "--complete"])
+        .arg(seed_example_path())
+        .assert()
+        .success();
+}
