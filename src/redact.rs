@@ -282,7 +282,7 @@ fn redact_assignments(s: &str) -> String {
             // URL credentials: scheme://user:pass@host
             if b == b':'
                 && j >= 3
-                && &s[j.saturating_sub(3)..j] == "://"
+                && s.get(j - 3..j) == Some("://")
                 && let Some(at) = s[i + 1..].find('@')
             {
                 let pass = &s[i + 1..i + 1 + at];
@@ -396,6 +396,13 @@ mod tests {
             "x=1",
         ] {
             assert!(matches!(redact_str(s), Cow::Borrowed(_)), "{s}");
+        }
+    }
+
+    #[test]
+    fn multibyte_text_before_a_colon_does_not_panic() {
+        for s in ["\u{16f3b}:x=1 password:abc", "é:é@x", "ab€:pass@host"] {
+            let _ = redact_str(s);
         }
     }
 

@@ -251,7 +251,11 @@ fn load_session(ctx: &Ctx, session: Option<&str>) -> Result<session::SessionReco
 
 fn new(ctx: &Ctx, session: Option<&str>) -> Result<ExitCode> {
     let record = load_session(ctx, session)?;
-    let audit = draft::audit_facts(&ctx.project.audit_file(&record.session_id));
+    let audit = draft::facts(
+        &ctx.project.audit_file(&record.session_id),
+        Some(&crate::strike::errors_path(&ctx.project)),
+        &record.session_id,
+    );
     let base = draft::draft(&record, &audit, ctx.now);
     let dir = ctx.reports_dir()?;
     let (id, path) = draft::allocate_and_write(&dir, "kpt", ctx.now, |id| {

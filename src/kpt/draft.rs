@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::clock::Timestamp;
+use crate::state::{self, ReadOutcome};
+use crate::strike::store::{ESCALATE_AT, ErrorsFile};
 use crate::transcript::{Fact, FactKind, excerpt};
 
 use super::report::{
@@ -49,6 +51,60 @@ fn subject_of(rec: &Value) -> String {
         }
     }
     String::new()
+}
+
+/// Returns the session's 3-strike escalations from the branch's `errors.json`: one event per
+/// error hash whose attempts in this session reached strike 3, at the attempt that reached it,
+/// and the number of such attempts (strike 3 and above).
+pub fn strike_events(errors_json: &Path, session_id: &str) -> (Vec<GateEvent>, u64) {
+    let ReadOutcome::Ok(file) = state::read_json::<ErrorsFile>(errors_json) else {
+        return (Vec::new(), 0);
+    };
+    let mut events: Vec<GateEvent> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    let mut count = 0;
+    for a in &file.attempts {
+        if a.session_id.as_deref() != Some(session_id) || a.strike.unwrap_or(0) < ESCALATE_AT {
+            continue;
+        }
+        count += 1;
+        if seen.contains(&a.hash) {
+            continue;
+        }
+        seen.push(a.hash.clone());
+        events.push(GateEvent {
+            timestamp: a.timestamp.clone(),
+            kind: "strike".into(),
+            tool: a.tool.clone(),
+            subject: excerpt(a.input.as_deref().unwrap_or(""), 120),
+            reason: format!(
+                "strike {} of error {} in {}: {}",
+                a.strike.unwrap_or(0),
+                a.hash,
+                errors_json.display(),
+                excerpt(&a.error, 120)
+            ),
+        });
+    }
+    (events, count)
+}
+
+/// Reads the audit trail of a session (missing file: no facts) and, when given, the branch's
+/// 3-strike log. Invalid lines are skipped.
+///
+/// Strike escalations are the attempts of this session at strike 3 or more in `errors.json`;
+/// without any, the pre records the gate asked or denied because of a standing escalation.
+pub fn facts(audit: &Path, errors_json: Option<&Path>, session_id: &str) -> AuditFacts {
+    let mut f = audit_facts(audit);
+    if let Some(p) = errors_json {
+        let (events, count) = strike_events(p, session_id);
+        if count > 0 {
+            f.events.retain(|e| e.kind != "strike");
+            f.events.extend(events);
+            f.facts.strike_escalations = count;
+        }
+    }
+    f
 }
 
 /// Reads the audit trail of a session (missing file: no facts). Invalid lines are skipped.

@@ -1092,3 +1092,57 @@ fn kpt_new_finds_an_unrecorded_session_in_claude_projects_and_honours_kpt_dir() 
         .assert()
         .success();
 }
+
+#[test]
+fn kpt_new_cites_a_real_3_strike_escalation_of_the_session() {
+    let env = TestEnv::new();
+    replay_session_a(&env);
+    let failure: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(session_a_dir().join("16-post-tool-use-failure-bash.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    // The replay already failed this build twice; a third identical failure escalates.
+    let mut v = failure.clone();
+    v["tool_use_id"] = serde_json::json!("toolu_third");
+    v["cwd"] = serde_json::json!(env.project());
+    env.oath()
+        .arg("hook")
+        .write_stdin(v.to_string())
+        .assert()
+        .success();
+    let out = env
+        .oath()
+        .args(["kpt", "new", "--session", SESSION_A])
+        .assert()
+        .success();
+    let path = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
+    let r = report::validate(
+        &std::fs::read_to_string(&path).unwrap(),
+        path.file_stem().unwrap().to_str(),
+    )
+    .unwrap();
+    assert_eq!(
+        r.oath.as_ref().unwrap().strike_escalations,
+        1,
+        "{:#?}",
+        r.oath
+    );
+    let strike = r
+        .problem
+        .iter()
+        .find(|p| p.description.contains("3-strike"))
+        .expect("a strike candidate");
+    assert_eq!(strike.impact, report::Level::High);
+    assert!(
+        strike.evidence.contains("strike 3 of error"),
+        "{}",
+        strike.evidence
+    );
+    assert!(
+        strike.evidence.contains("errors.json"),
+        "{}",
+        strike.evidence
+    );
+    assert_eq!(r.outcome, report::Outcome::Partial);
+}

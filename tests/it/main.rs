@@ -2,4 +2,6 @@
 //! the library.
 
 mod kpt;
+mod observers;
+mod strike;
 mod support;
