@@ -205,20 +205,37 @@ fn validate(files: &[PathBuf], complete: bool) -> Result<ExitCode> {
     })
 }
 
-/// Loads (and brings up to date) the record of a session, creating it from Claude Code's
-/// transcript folder when oath never saw the session.
-fn load_session(ctx: &Ctx, session: Option<&str>) -> Result<session::SessionRecord> {
-    let id = match session {
-        Some(s) => s.to_owned(),
-        None => session::latest(&ctx.project).ok_or_else(|| {
-            CliError::new(format!(
-                "no session recorded for {} yet",
-                ctx.project.root.display()
-            ))
-            .hint("oath records sessions at Stop and SessionEnd once `oath install` registered its hooks; or pass --session ID")
-        })?,
+/// Loads (and brings up to date) the record of a session, with the project it was recorded
+/// for; a session oath never saw is created from Claude Code's transcript folder.
+fn load_session(ctx: &Ctx, session: Option<&str>) -> Result<(Project, session::SessionRecord)> {
+    let here = match session {
+        Some(id) => session::read(&ctx.project, id).map(|_| id.to_owned()),
+        None => session::latest(&ctx.project),
     };
-    let known = session::read(&ctx.project, &id);
+    // Elsewhere in oath's state: the hooks may have resolved the project differently.
+    let (project, id) = match here {
+        Some(id) => (ctx.project.clone(), id),
+        None => match session::find_anywhere(&ctx.env.state_root(), session, &ctx.project.root) {
+            Some(r) => {
+                let root = r
+                    .project_root
+                    .clone()
+                    .unwrap_or_else(|| ctx.project.root.clone());
+                (Project::at(&ctx.env, root), r.session_id)
+            }
+            None => match session {
+                Some(id) => (ctx.project.clone(), id.to_owned()),
+                None => {
+                    return Err(CliError::new(format!(
+                        "no session recorded for {} yet",
+                        ctx.project.root.display()
+                    ))
+                    .hint("oath records sessions at Stop and SessionEnd once `oath install` registered its hooks; or pass --session ID"));
+                }
+            },
+        },
+    };
+    let known = session::read(&project, &id);
     let transcript = known
         .as_ref()
         .and_then(|r| r.transcript_path.clone())
@@ -234,7 +251,7 @@ fn load_session(ctx: &Ctx, session: Option<&str>) -> Result<session::SessionReco
     }
     let mut warnings = Vec::new();
     let record = session::update(
-        &ctx.project,
+        &project,
         &id,
         transcript.as_deref(),
         None,
@@ -246,14 +263,14 @@ fn load_session(ctx: &Ctx, session: Option<&str>) -> Result<session::SessionReco
     for w in warnings {
         ui::warn(&w);
     }
-    Ok(record)
+    Ok((project, record))
 }
 
 fn new(ctx: &Ctx, session: Option<&str>) -> Result<ExitCode> {
-    let record = load_session(ctx, session)?;
+    let (project, record) = load_session(ctx, session)?;
     let audit = draft::facts(
-        &ctx.project.audit_file(&record.session_id),
-        Some(&crate::strike::errors_path(&ctx.project)),
+        &project.audit_file(&record.session_id),
+        Some(&crate::strike::errors_path(&project)),
         &record.session_id,
     );
     let base = draft::draft(&record, &audit, ctx.now);
@@ -378,7 +395,7 @@ fn metrics(
             }
             r.metrics()
         }
-        None => load_session(ctx, session)?.metrics(),
+        None => load_session(ctx, session)?.1.metrics(),
     };
     if json {
         ui::out(&serde_json::to_string_pretty(&m).unwrap_or_default());
@@ -433,10 +450,10 @@ fn to_feedback(ctx: &Ctx, file: &Path) -> Result<ExitCode> {
     let (text, r) = valid_report(file)?;
     let dir = kpt::feedback_dir(&ctx.env, &ctx.cfg)
         .ok_or_else(|| CliError::new("no feedback directory: set HOME or kpt.feedback_dir"))?;
-    let record = r
-        .session_id
-        .as_deref()
-        .and_then(|s| session::read(&ctx.project, s));
+    let record = r.session_id.as_deref().and_then(|s| {
+        session::read(&ctx.project, s)
+            .or_else(|| session::find_anywhere(&ctx.env.state_root(), Some(s), &ctx.project.root))
+    });
     let cctx = feedback::ConvertContext {
         transcript_path: record
             .as_ref()

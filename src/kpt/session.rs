@@ -39,7 +39,7 @@ pub struct FileProgress {
 }
 
 /// What oath knows of one session.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SessionRecord {
     /// Format version.
@@ -62,6 +62,9 @@ pub struct SessionRecord {
     pub main: FileProgress,
     /// Subagent transcripts by file name.
     pub subagents: BTreeMap<String, FileProgress>,
+    /// The report metrics as of the last update (for people and other tools; derived from
+    /// the progress above).
+    pub metrics: Option<Metrics>,
 }
 
 impl SessionRecord {
@@ -287,6 +290,7 @@ pub fn update(
                     );
             if changed {
                 r.updated_at = Some(now.iso_millis());
+                r.metrics = Some(r.metrics());
             }
             (changed, r.clone())
         },
@@ -303,29 +307,61 @@ pub fn read(project: &Project, session_id: &str) -> Option<SessionRecord> {
     }
 }
 
-/// Returns the id of the most recently updated session of the project.
-pub fn latest(project: &Project) -> Option<String> {
-    let entries = std::fs::read_dir(project.sessions_dir()).ok()?;
-    let mut best: Option<(i128, String)> = None;
-    for e in entries.filter_map(Result::ok) {
-        let p = e.path();
-        if p.extension().is_none_or(|x| x != "json") {
-            continue;
-        }
-        let ReadOutcome::Ok(r) = state::read_json::<SessionRecord>(&p) else {
-            continue;
-        };
-        let t = r
-            .updated_at
+/// Returns the records of a sessions folder.
+fn records_in(dir: &Path) -> Vec<SessionRecord> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter_map(|p| match state::read_json::<SessionRecord>(&p) {
+            ReadOutcome::Ok(r) if !r.session_id.is_empty() => Some(r),
+            _ => None,
+        })
+        .collect()
+}
+
+fn most_recent(records: Vec<SessionRecord>) -> Option<SessionRecord> {
+    records.into_iter().max_by_key(|r| {
+        r.updated_at
             .as_deref()
             .and_then(Timestamp::parse)
             .map(|t| t.unix_millis())
-            .unwrap_or(0);
-        if best.as_ref().is_none_or(|(bt, _)| t >= *bt) && !r.session_id.is_empty() {
-            best = Some((t, r.session_id));
+            .unwrap_or(0)
+    })
+}
+
+/// Returns the id of the most recently updated session of the project.
+pub fn latest(project: &Project) -> Option<String> {
+    most_recent(records_in(&project.sessions_dir())).map(|r| r.session_id)
+}
+
+/// Finds a session recorded under any project of oath's state (the hooks may have resolved
+/// the project differently, e.g. `CLAUDE_PROJECT_DIR` in a sub-folder of a repository).
+/// With `id` `None`, returns the most recent session of a project whose root contains `cwd`
+/// or lies inside it.
+pub fn find_anywhere(state_root: &Path, id: Option<&str>, cwd: &Path) -> Option<SessionRecord> {
+    let projects = std::fs::read_dir(state_root.join("projects")).ok()?;
+    let mut found = Vec::new();
+    for p in projects.filter_map(Result::ok) {
+        let sessions = p.path().join("sessions");
+        match id {
+            Some(id) => {
+                let f = sessions.join(format!("{}.json", file_safe(id)));
+                if let ReadOutcome::Ok(r) = state::read_json::<SessionRecord>(&f) {
+                    found.push(r);
+                }
+            }
+            None => found.extend(records_in(&sessions).into_iter().filter(|r| {
+                r.project_root
+                    .as_deref()
+                    .is_some_and(|root| cwd.starts_with(root) || root.starts_with(cwd))
+            })),
         }
     }
-    best.map(|(_, id)| id)
+    most_recent(found)
 }
 
 /// Looks for a session's transcript under Claude Code's `projects/` folder.

@@ -1146,3 +1146,43 @@ fn kpt_new_cites_a_real_3_strike_escalation_of_the_session() {
     );
     assert_eq!(r.outcome, report::Outcome::Partial);
 }
+
+#[test]
+fn kpt_new_finds_a_session_the_hooks_recorded_under_another_project_root() {
+    let env = TestEnv::new();
+    let sub = env.project().join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let transcript = env.home().join(".claude/projects/-sub/s-sub.jsonl");
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    std::fs::copy(sample_path(), &transcript).unwrap();
+    let stop = serde_json::json!({
+        "session_id": "s-sub", "transcript_path": transcript, "cwd": sub,
+        "hook_event_name": "Stop", "stop_hook_active": false
+    });
+    env.oath()
+        .env("CLAUDE_PROJECT_DIR", &sub)
+        .arg("hook")
+        .write_stdin(stop.to_string())
+        .assert()
+        .success();
+    // Run from the repository root: without and with --session.
+    for args in [vec!["kpt", "new"], vec!["kpt", "new", "--session", "s-sub"]] {
+        let out = env.oath().args(&args).assert().success();
+        let path = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
+        let r = report::validate(
+            &std::fs::read_to_string(&path).unwrap(),
+            path.file_stem().unwrap().to_str(),
+        )
+        .unwrap();
+        assert_eq!(r.session_id.as_deref(), Some("s-sub"));
+        assert_eq!(r.metrics.unwrap().correction_count, Some(1));
+    }
+    // The record carries the computed metrics for people and other tools.
+    let e = oath::project::Env {
+        oath_home: Some(env.oath_home()),
+        ..Default::default()
+    };
+    let p = oath::project::Project::at(&e, oath::project::normalize(&sub));
+    let rec = session::read(&p, "s-sub").unwrap();
+    assert_eq!(rec.metrics.unwrap().tool_use_count, Some(7));
+}
