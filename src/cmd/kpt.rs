@@ -405,10 +405,27 @@ fn metrics(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Reads a report that is valid and complete (no `TODO(judgement)` left): only finished
+/// judgement is converted or persisted.
 fn valid_report(path: &Path) -> Result<(String, Report)> {
     let text = read(path)?;
     match report::validate(&text, kpt::file_stem(path).as_deref()) {
-        Ok(r) => Ok((text, r)),
+        Ok(r) => {
+            let todo = kpt::check::parse(&text)
+                .map(|t| report::unfinished(&t))
+                .unwrap_or_default();
+            if !todo.is_empty() {
+                print_issues(path, &todo);
+                return Err(CliError::new(format!(
+                    "{} still has TODO(judgement) placeholders",
+                    path.display()
+                ))
+                .hint(
+                    "write them (the /hurikaeri command does), then `oath kpt validate --complete`",
+                ));
+            }
+            Ok((text, r))
+        }
         Err(issues) => {
             print_issues(path, &issues);
             Err(CliError::new(format!(

@@ -1186,3 +1186,25 @@ fn kpt_new_finds_a_session_the_hooks_recorded_under_another_project_root() {
     let rec = session::read(&p, "s-sub").unwrap();
     assert_eq!(rec.metrics.unwrap().tool_use_count, Some(7));
 }
+
+#[test]
+fn feedback_and_apply_refuse_an_unfinished_draft() {
+    let env = TestEnv::new();
+    let rep = report_copy(&env);
+    let text = seed_text().replacen(
+        "description: \"新パッケージ追加前にpackage.jsonの既存依存を確認する\"",
+        "description: \"TODO(judgement): a concrete action\"",
+        1,
+    );
+    std::fs::write(&rep, text).unwrap();
+    for cmd in ["feedback", "apply"] {
+        let out = env.oath().args(["kpt", cmd]).arg(&rep).assert().code(1);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(
+            stderr.contains(":24: try[0].description: still a TODO(judgement)"),
+            "{stderr}"
+        );
+    }
+    assert!(!env.home().join(".claude/CLAUDE.md").exists());
+    assert!(!env.home().join(".claude/feedback").exists());
+}
