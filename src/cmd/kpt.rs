@@ -288,8 +288,8 @@ fn new(ctx: &Ctx, session: Option<&str>) -> Result<ExitCode> {
     })
     .map_err(CliError::new)?;
     ui::out(&path.display().to_string());
-    ui::warn(&format!(
-        "{id}: fill in the TODO(judgement) texts and keep/try items, then run `oath kpt validate --complete {}`",
+    ui::error(&format!(
+        "next: write the TODO(judgement) texts and keep/try items of {id}, then run `oath kpt validate --complete {}`",
         path.display()
     ));
     Ok(ExitCode::SUCCESS)
