@@ -11,8 +11,10 @@
 //! - **user turn**: a real human prompt: a `user` line that is not `isMeta`, not
 //!   `isCompactSummary`, not a sidechain, whose content is a string or text blocks without any
 //!   `tool_result`, and whose text does not start with a command envelope
-//!   (`<command-name>`, `<local-command-`), `<system-reminder>`, `Caveat:` or an interrupt
-//!   marker `[Request interrupted`.
+//!   (`<command-name>`, `<command-message>`, `<local-command-`, `<bash-input>`,
+//!   `<bash-stdout>`, `<bash-stderr>`), an injected `<system-reminder>`,
+//!   `<task-notification>`, `<user-prompt-submit-hook>`, `Caveat:` or an interrupt marker
+//!   `[Request interrupted`.
 //! - **assistant turn**: a distinct `message.id` among main-chain `assistant` lines (one API
 //!   response is split into one line per content block).
 //! - **session_duration_turns** = user turns + assistant turns.
@@ -558,6 +560,11 @@ impl Tally {
             "<system-reminder>",
             "Caveat:",
             "<command-message>",
+            "<bash-input>",
+            "<bash-stdout>",
+            "<bash-stderr>",
+            "<task-notification>",
+            "<user-prompt-submit-hook>",
         ]
         .iter()
         .any(|p| t.starts_with(p));
@@ -1060,6 +1067,26 @@ mod tests {
         assert_eq!(t.counts.duplicate_lines, 1);
         assert_eq!(t.counts.invalid_lines, 1);
         assert_eq!(t.counts.assistant_turns, 1);
+    }
+
+    #[test]
+    fn meta_envelopes_and_markers_are_not_prompts() {
+        let lines = [
+            r#"{"type":"user","uuid":"1","message":{"role":"user","content":"Fix the build"}}"#,
+            r#"{"type":"user","uuid":"2","isMeta":true,"message":{"role":"user","content":"Caveat: the messages below"}}"#,
+            r#"{"type":"user","uuid":"3","message":{"role":"user","content":"<command-name>/clear</command-name>"}}"#,
+            r#"{"type":"user","uuid":"4","message":{"role":"user","content":[{"type":"text","text":"<bash-input>ls</bash-input>"}]}}"#,
+            r#"{"type":"user","uuid":"5","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#,
+            r#"{"type":"user","uuid":"6","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued"}}"#,
+            r#"{"type":"user","uuid":"7","isSidechain":true,"message":{"role":"user","content":"subagent task"}}"#,
+            r#"{"type":"user","uuid":"8","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"ok"}]}}"#,
+            r#"{"type":"mystery","uuid":"9"}"#,
+            r#"{"type":"user","uuid":"10","message":{"role":"user","content":[{"type":"text","text":"And add a test"},{"type":"image","source":{}}]}}"#,
+        ];
+        let t = Tally::from_text(&lines.join("\n"), false);
+        assert_eq!(t.counts.user_turns, 2);
+        assert_eq!(t.counts.interrupt_count, 1);
+        assert_eq!(t.counts.invalid_lines, 0);
     }
 
     #[test]
