@@ -938,7 +938,21 @@ pub fn correction_score(text: &str, after_refusal: bool) -> u32 {
                 rest.is_empty() || !rest.starts_with(|c: char| c.is_alphanumeric())
             })
     }) || LEADING_JA.iter().any(|p| head.starts_with(p));
-    if leading {
+    // Friendly openers that start with a negation but correct nothing.
+    const NOT_NEGATIONS: &[&str] = &[
+        "no problem",
+        "no worries",
+        "no need",
+        "no rush",
+        "no thanks",
+        "no, thanks",
+        "no, that's fine",
+        "no, that's great",
+        "no, looks good",
+        "いやー",
+        "いやいや、完璧",
+    ];
+    if leading && !NOT_NEGATIONS.iter().any(|p| lower.starts_with(p)) {
         score += 3;
     }
     const STRONG: &[&str] = &[
@@ -1040,6 +1054,8 @@ mod tests {
             "Nothing else, thanks",
             "Notes: the API lives in src/api.rs",
             "Stopwatch feature next",
+            "No problem, now add the README",
+            "No worries. Next, the CLI flags please",
         ] {
             assert!(!is_correction(t), "{t}");
         }

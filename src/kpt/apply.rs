@@ -302,6 +302,24 @@ mod tests {
     }
 
     #[test]
+    fn target_paths() {
+        let root = Path::new("/repo");
+        let home = Path::new("/home/u");
+        assert_eq!(
+            resolve_path("~/.claude/CLAUDE.md", Some(home), root),
+            home.join(".claude/CLAUDE.md")
+        );
+        assert_eq!(
+            resolve_path("CLAUDE.md", Some(home), root),
+            root.join("CLAUDE.md")
+        );
+        assert_eq!(
+            resolve_path("/etc/x.md", Some(home), root),
+            PathBuf::from("/etc/x.md")
+        );
+    }
+
+    #[test]
     fn diff_shows_insertions_with_context() {
         let d = diff(Path::new("f"), "a\nb\nc\n", "a\nb\nX\nc\n");
         assert_eq!(d, "--- f\n+++ f\n@@ -1,3 +1,4 @@\n a\n b\n+X\n c\n");
