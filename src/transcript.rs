@@ -227,6 +227,9 @@ pub struct Fact {
     /// Hash of the call's identity (tool and command or input), for tool facts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<u64>,
+    /// First line of a streak (repeated failures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_line: Option<u64>,
 }
 
 /// A tool call waiting for its result.
@@ -269,8 +272,8 @@ pub struct Tally {
     pub last_change_line: Option<u64>,
     /// Whether a command ran (Bash or similar) after the last code change.
     pub ran_after_last_change: bool,
-    /// Consecutive failures per call (removed when the call succeeds).
-    failing: BTreeMap<String, u32>,
+    /// Consecutive failures per call and the line of the first (removed on success).
+    failing: BTreeMap<String, (u32, u64)>,
     #[serde(with = "hex_set")]
     seen_uuids: HashSet<u64>,
     #[serde(with = "hex_set")]
@@ -365,8 +368,8 @@ impl Tally {
     pub fn still_failing(&self) -> Vec<(u64, u32)> {
         self.failing
             .iter()
-            .filter(|(_, n)| **n > 0)
-            .map(|(k, n)| (hash64(k), *n))
+            .filter(|(_, (n, _))| *n > 0)
+            .map(|(k, (n, _))| (hash64(k), *n))
             .collect()
     }
 
@@ -546,6 +549,7 @@ impl Tally {
                         count: None,
                         timestamp: ts,
                         call: None,
+                        first_line: None,
                     });
                 }
                 self.last_was_refusal = true;
@@ -590,6 +594,7 @@ impl Tally {
                     count: None,
                     timestamp: ts,
                     call: None,
+                    first_line: None,
                 });
                 for f in self.files.values_mut() {
                     f.trouble_since_change = true;
@@ -659,6 +664,7 @@ impl Tally {
             count: None,
             timestamp: ts.clone(),
             call,
+            first_line: None,
         };
         if rejected {
             self.counts.rejection_count += 1;
@@ -691,12 +697,13 @@ impl Tally {
             self.counts.error_count += 1;
             let f = fact(FactKind::ToolError, &text);
             self.push_fact(f);
-            let streak = self.failing.entry(key.clone()).or_default();
-            *streak += 1;
-            let count = *streak;
+            let streak = self.failing.entry(key.clone()).or_insert((0, n));
+            streak.0 += 1;
+            let (count, first) = *streak;
             if count >= 2 {
                 let mut f = fact(FactKind::RepeatedFailure, &text);
                 f.count = Some(count);
+                f.first_line = Some(first);
                 // Keep one fact per streak, updated as it grows.
                 if let Some(existing) = self
                     .facts
@@ -731,6 +738,7 @@ impl Tally {
                 count: None,
                 timestamp: ts.clone(),
                 call: None,
+                first_line: None,
             });
         }
         if !CODE_CHANGE_TOOLS.contains(&p.name.as_str()) {
@@ -777,6 +785,7 @@ impl Tally {
                 count: None,
                 timestamp: ts,
                 call: None,
+                first_line: None,
             });
         }
     }

@@ -220,10 +220,14 @@ fn todo(what: &str) -> String {
 }
 
 fn cite(f: &Fact) -> String {
+    let lines = match f.first_line {
+        Some(first) if first != f.line => format!("lines {first}-{}", f.line),
+        _ => format!("line {}", f.line),
+    };
     let place = if f.source == "main" || f.source.is_empty() {
-        format!("transcript line {}", f.line)
+        format!("transcript {lines}")
     } else {
-        format!("subagent {} line {}", f.source, f.line)
+        format!("subagent {} {lines}", f.source)
     };
     let mut s = place;
     if let Some(t) = &f.tool {

@@ -136,6 +136,7 @@ fn real_session_a_metrics_equal_the_hand_count() {
         .collect();
     assert_eq!(repeated.len(), 1);
     assert_eq!(repeated[0].count, Some(2));
+    assert_eq!((repeated[0].first_line, repeated[0].line), (Some(16), 18));
     assert_eq!(repeated[0].subject, "cargo build 2>&1 | tail -3 && false");
     // cargo build, WebFetch and git push never succeeded afterwards.
     assert_eq!(t.still_failing().len(), 3);
@@ -1009,8 +1010,8 @@ fn draft_of_the_documented_sample_has_one_candidate_per_fact() {
     assert_eq!(
         got,
         vec![
-            (C::Inefficiency, "transcript line 14"), // cargo test failed twice in a row
-            (C::WrongApproach, "transcript line 17"), // the rejected `cargo add deunicode`
+            (C::Inefficiency, "transcript lines 7-14"), // cargo test failed twice in a row
+            (C::WrongApproach, "transcript line 17"),   // the rejected `cargo add deunicode`
             (
                 C::Misunderstanding,
                 "transcript line 19: No, don't transliterate and don't add a dependency. The spec says slugs keep Unicode letters; just lowercase them with to_lowercase()."
