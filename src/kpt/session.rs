@@ -373,3 +373,38 @@ pub fn find_transcript(claude_dir: &Path, session_id: &str) -> Option<PathBuf> {
         .map(|e| e.path().join(&name))
         .find(|p| p.is_file())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROMPT: &str = r#"{"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}"#;
+    const ANSWER: &str = r#"{"type":"assistant","uuid":"a1","message":{"id":"m1","content":[{"type":"text","text":"ok"}]}}"#;
+
+    #[test]
+    fn catch_up_parses_only_complete_new_lines_and_restarts_on_a_replaced_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut p = FileProgress::default();
+        assert!(
+            !catch_up(&path, &mut p, false).unwrap(),
+            "missing file: nothing"
+        );
+        std::fs::write(&path, format!("{PROMPT}\n{}", &ANSWER[..20])).unwrap();
+        assert!(catch_up(&path, &mut p, false).unwrap());
+        assert_eq!(p.offset, PROMPT.len() as u64 + 1);
+        assert_eq!(p.tally.counts.user_turns, 1);
+        assert_eq!(p.tally.counts.invalid_lines, 0, "the partial line waits");
+        std::fs::write(&path, format!("{PROMPT}\n{ANSWER}\n")).unwrap();
+        assert!(catch_up(&path, &mut p, false).unwrap());
+        assert_eq!(p.tally.counts.assistant_turns, 1);
+        assert!(!catch_up(&path, &mut p, false).unwrap(), "nothing new");
+        // Replaced by another session's file: parsed again from the start.
+        let other = r#"{"type":"user","uuid":"z9","message":{"role":"user","content":"other"}}"#;
+        std::fs::write(&path, format!("{other}\n")).unwrap();
+        assert!(catch_up(&path, &mut p, false).unwrap());
+        assert_eq!(p.tally.counts.user_turns, 1);
+        assert_eq!(p.tally.counts.assistant_turns, 0);
+        assert_eq!(p.tally.counts.lines, 1);
+    }
+}
