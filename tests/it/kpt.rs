@@ -1040,15 +1040,15 @@ fn the_hurikaeri_command_runs_oath_for_this_session() {
     assert!(
         front
             .lines()
-            .any(|l| l.starts_with("allowed-tools: ") && l.contains("Bash(oath kpt:*)"))
+            .any(|l| l.starts_with("allowed-tools: ") && l.contains("Bash({{oath}} kpt:*)"))
     );
     assert!(
         !front.contains("context: fork"),
         "a forked command cannot see the conversation"
     );
     for needle in [
-        "oath kpt new --session ${CLAUDE_SESSION_ID}",
-        "oath kpt validate --complete",
+        "{{oath}} kpt new --session ${CLAUDE_SESSION_ID}",
+        "{{oath}} kpt validate --complete",
         "TODO(judgement)",
         "ベテランエンジニア視点",
         "テスト観点",

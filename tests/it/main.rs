@@ -1,6 +1,8 @@
 //! The integration test binary: one module per area, all driving the built `oath` binary or
 //! the library.
 
+mod cli;
+mod install;
 mod kpt;
 mod observers;
 mod strike;
