@@ -3,6 +3,7 @@
 
 mod cli;
 mod install;
+mod kpt;
 mod observers;
 mod strike;
 mod support;
