@@ -8,6 +8,7 @@ mod server;
 
 mod hook_events;
 mod install;
+mod kpt;
 mod observers;
 mod strikes;
 mod trust_gate;
