@@ -11,6 +11,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod args;
+mod code;
+mod command;
+mod git;
+mod paths;
+mod rule;
 mod tools;
 
 /// A trust domain: trust is earned and lost per domain.
