@@ -70,6 +70,7 @@ const DELETE: &[&str] = &[
     "os.remove",
     "os.unlink",
     "unlink(",
+    "unlink ",
     "os.rmdir",
     "rmdir(",
     "removedirs",
@@ -123,12 +124,11 @@ const NETWORK: &[&str] = &[
 const EXEC_CODE: &[&str] = &[
     "exec(",
     "eval(",
-    "Function(",
-    "compile(",
+    "new Function(",
     "instance_eval",
     "require('vm')",
     "runInThisContext",
-    "load(",
+    "__import__(",
 ];
 const WRITE: &[&str] = &[
     "open(",

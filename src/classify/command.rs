@@ -1136,13 +1136,18 @@ impl<'a> Walker<'a> {
                     self.push(t, perm_finding(name, mode, &tg, recursive));
                 }
                 if sc.pos.len() < 2 && name != "setfacl" {
+                    let risk = if args.iter().all(|a| a.literal) {
+                        Risk::Medium
+                    } else {
+                        Risk::High
+                    };
                     self.push(
                         t,
-                        f!(
-                            FileWrite,
-                            Medium,
+                        Finding::new(
+                            Domain::FileWrite,
+                            risk,
                             "change-permissions",
-                            format!("{name} with targets computed at run time")
+                            format!("{name} with targets computed at run time"),
                         ),
                     );
                 }
@@ -1850,6 +1855,24 @@ impl<'a> Walker<'a> {
                 );
                 leaf
             }
+            "((" => {
+                let expr = args.first().map(|w| w.text.as_str()).unwrap_or("");
+                let f = if arithmetic_looks_valid(expr) {
+                    f!(ShellExec, Low, "arithmetic", "evaluates arithmetic")
+                } else {
+                    // bash may read `((cmd))` as nested subshells: judge the text as commands too.
+                    let expr = expr.to_owned();
+                    self.line(&expr, depth + 1);
+                    f!(
+                        ShellExec,
+                        High,
+                        "unparseable",
+                        "`(( … ))` holds text that is not arithmetic"
+                    )
+                };
+                self.push(t, f);
+                leaf
+            }
             // ---- navigation and harmless builtins ----
             "cd" | "pushd" | "popd" => {
                 let dest = args
@@ -2227,7 +2250,7 @@ impl<'a> Walker<'a> {
         let t = s.text.as_str();
         let mut i = 0;
         let mut has_c = false;
-        let mut interactive = false;
+        let mut has_s = false;
         while i < args.len() {
             let a = args[i].text.as_str();
             if a == "--" || a == "-" {
@@ -2246,15 +2269,15 @@ impl<'a> Walker<'a> {
                 if a.contains('c') {
                     has_c = true;
                 }
-                if a.contains('i') {
-                    interactive = true;
+                if a.contains('s') && !a.starts_with('+') {
+                    has_s = true;
                 }
                 i += 1;
                 continue;
             }
             break;
         }
-        let first = args.get(i);
+        let first = if has_s { None } else { args.get(i) };
         if has_c {
             match first {
                 Some(w) => self.shell_text(s, w, depth, &format!("{name} -c")),
@@ -2320,7 +2343,6 @@ impl<'a> Walker<'a> {
             self.push(t, f);
             return leaf;
         }
-        let _ = interactive;
         self.push(
             t,
             Finding::new(
@@ -2519,6 +2541,8 @@ impl<'a> Walker<'a> {
         if let Some(c) = code {
             self.code(s, &c, lang, depth);
             if in_place {
+                // A substitution script edited in place is judged by the files it edits.
+                self.out.pop_if("interpreter-code");
                 for w in args[i.min(args.len())..]
                     .iter()
                     .filter(|a| !a.text.starts_with('-'))
@@ -2585,7 +2609,7 @@ impl<'a> Walker<'a> {
         if !w.literal {
             if self.subs_download(std::slice::from_ref(w)) {
                 self.push(t, run_downloaded("runs downloaded code in an interpreter"));
-            } else if !w.subs.is_empty() {
+            } else {
                 self.push(
                     t,
                     Finding::new(
@@ -2595,8 +2619,8 @@ impl<'a> Walker<'a> {
                         "runs interpreter code computed at run time",
                     ),
                 );
-                return;
             }
+            return;
         }
         let findings = code::analyze(&w.text, lang, self.ctx, self.cwd.as_deref());
         for lit in findings.shell_strings {
@@ -3884,6 +3908,26 @@ fn is_harmless(name: &str) -> bool {
             | "pwd"
             | "dirname-noop"
     )
+}
+
+/// Returns whether `(( … ))` text looks like arithmetic: no two words in a row
+/// (`rm -rf ~` is a command someone hid in arithmetic brackets).
+fn arithmetic_looks_valid(expr: &str) -> bool {
+    let mut prev_word = false;
+    for tok in expr.split_whitespace() {
+        let word = tok
+            .trim_start_matches(['-', '+', '!', '~', '('])
+            .starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+        let operand_like = word || tok.starts_with(|c: char| c.is_ascii_digit() || c == '$');
+        if prev_word && operand_like {
+            return false;
+        }
+        prev_word = operand_like
+            && !tok.ends_with([
+                '+', '-', '*', '/', '%', '=', '<', '>', '&', '|', '^', '?', ':', ',', '(',
+            ]);
+    }
+    true
 }
 
 fn sed_executes(script: &str) -> bool {

@@ -117,6 +117,19 @@ impl Domain {
         }
     }
 
+    /// Returns how much a domain's trust should be guarded when parts of equal risk compete
+    /// for the domain of a compound command: remote and system-wide domains win over local
+    /// ones, so `git commit && git push` is judged with `git_remote` trust.
+    pub fn sensitivity(self) -> u8 {
+        match self {
+            Self::GitRemote | Self::Network => 5,
+            Self::Package | Self::Mcp => 4,
+            Self::ShellExec | Self::Subagent => 3,
+            Self::FileWrite | Self::FileWriteSrc | Self::DocsWrite | Self::GitLocal => 2,
+            Self::FileRead | Self::GitRead | Self::TestRun | Self::Global => 1,
+        }
+    }
+
     /// Parses a domain name.
     pub fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|d| d.as_str() == s)
@@ -230,13 +243,11 @@ pub struct Classification {
 }
 
 impl Classification {
-    /// Builds a classification from its parts: the riskiest part (first among equals) decides.
+    /// Builds a classification from its parts: the riskiest part decides; among parts of
+    /// equal risk above low the more sensitive domain ([`Domain::sensitivity`]), then the
+    /// first.
     pub fn from_parts(parts: Vec<Part>, alternative: Option<String>) -> Self {
-        let worst = parts
-            .iter()
-            .enumerate()
-            .max_by(|(ia, a), (ib, b)| a.risk.cmp(&b.risk).then(ib.cmp(ia)))
-            .map(|(_, p)| p.clone());
+        let worst = worst_index(parts.iter().map(|p| (p.risk, p.domain))).map(|i| parts[i].clone());
         let worst = worst.unwrap_or_else(|| Part {
             text: String::new(),
             domain: Domain::ShellExec,
@@ -274,6 +285,21 @@ impl Classification {
             None,
         )
     }
+}
+
+/// Returns the index of the deciding part among (risk, domain) pairs.
+pub(crate) fn worst_index(parts: impl Iterator<Item = (Risk, Domain)>) -> Option<usize> {
+    parts
+        .enumerate()
+        .max_by(|(ia, a), (ib, b)| {
+            let by_domain = if a.0 > Risk::Low {
+                a.1.sensitivity().cmp(&b.1.sensitivity())
+            } else {
+                std::cmp::Ordering::Equal
+            };
+            a.0.cmp(&b.0).then(by_domain).then(ib.cmp(ia))
+        })
+        .map(|(i, _)| i)
 }
 
 /// What classification needs to know about the surroundings: paths only, no I/O.

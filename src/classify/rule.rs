@@ -61,6 +61,13 @@ pub(crate) struct Findings {
 }
 
 impl Findings {
+    /// Removes the last finding if its rule is `rule`.
+    pub fn pop_if(&mut self, rule: &str) {
+        if self.items.last().is_some_and(|(_, f)| f.rule == rule) {
+            self.items.pop();
+        }
+    }
+
     /// Adds a finding.
     pub fn push(&mut self, text: &str, f: Finding) {
         self.items.push((text.to_owned(), f));
@@ -68,12 +75,8 @@ impl Findings {
 
     /// Builds the classification: the riskiest part decides, its alternative is named.
     pub fn into_classification(self) -> super::Classification {
-        let alt = self
-            .items
-            .iter()
-            .enumerate()
-            .max_by(|(ia, (_, a)), (ib, (_, b))| a.risk.cmp(&b.risk).then(ib.cmp(ia)))
-            .and_then(|(_, (_, f))| f.alternative)
+        let alt = super::worst_index(self.items.iter().map(|(_, f)| (f.risk, f.domain)))
+            .and_then(|i| self.items[i].1.alternative)
             .map(str::to_owned);
         let parts = self.items.iter().map(|(t, f)| f.part(t)).collect();
         super::Classification::from_parts(parts, alt)

@@ -199,16 +199,19 @@ impl Conv {
     }
 
     fn arith(&mut self, text: &str, out: &mut Vec<Pipeline>) {
-        if text.contains("$(") || text.contains('`') {
-            let words = self.word(text);
-            out.push(Pipeline {
-                stages: vec![vec![Simple {
-                    text: format!("(( {text} ))"),
-                    words: std::iter::once(Word::lit("((")).chain(words).collect(),
-                    ..Simple::default()
-                }]],
-            });
-        }
+        let mut expr = if text.contains("$(") || text.contains('`') {
+            self.word_joined(text)
+        } else {
+            Word::lit(text)
+        };
+        expr.text = text.to_owned();
+        out.push(Pipeline {
+            stages: vec![vec![Simple {
+                text: format!("(( {text} ))"),
+                words: vec![Word::lit("(("), expr],
+                ..Simple::default()
+            }]],
+        });
     }
 
     fn compound(&mut self, cc: &ast::CompoundCommand, out: &mut Vec<Pipeline>) {
@@ -527,7 +530,11 @@ impl Conv {
             let src = raw.get(p.start_index..p.end_index).unwrap_or("$?");
             match &p.piece {
                 WordPiece::Text(s) => {
-                    if !dq && (s.contains(['*', '?', '[']) || is_brace_expansion(s)) {
+                    if !dq
+                        && (s.contains(['*', '?'])
+                            || s.contains('[') && s.contains(']')
+                            || is_brace_expansion(s))
+                    {
                         b.cur.literal = false;
                     }
                     b.push_str(s);
