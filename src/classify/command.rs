@@ -2318,7 +2318,12 @@ impl<'a> Walker<'a> {
             } else if let Some(text) = &flow.text {
                 let text = text.clone();
                 self.line(&text, depth + 1);
-                return leaf;
+                Finding::new(
+                    Domain::ShellExec,
+                    Risk::High,
+                    "pipe-to-shell",
+                    "pipes text into a shell (the text is classified too)",
+                )
             } else if flow.secret {
                 Finding::new(
                     Domain::ShellExec,

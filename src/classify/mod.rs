@@ -332,3 +332,6 @@ impl Context {
 pub fn classify(tool_name: &str, tool_input: &Value, ctx: &Context) -> Classification {
     tools::classify_tool(tool_name, tool_input, ctx)
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,39 +10,49 @@ use brush_parser::{Parser, ParserOptions};
 
 use super::{Pipeline, Problem, Redirect, RedirectKind, Script, Simple, Sub, SubKind, Word};
 
-/// Deepest bracket nesting parsed (the parser recurses per level).
+/// Deepest nesting of brackets and compound commands handed to the parser (it recurses per
+/// level; 40 levels fit a 2 MiB stack in a debug build).
 const MAX_NEST: usize = 40;
-/// Most compound-command keywords or backquotes in one line.
-const MAX_KEYWORDS: usize = 128;
+/// Most backquotes in one line.
+const MAX_BACKQUOTES: usize = 64;
 
-/// Returns whether the line is shallow enough to hand to the parser: a quote-blind
-/// upper bound on bracket depth, backquotes and compound keywords.
+/// Returns whether the line is shallow enough to hand to the parser: a quote-blind upper
+/// bound on the nesting of brackets and compound commands (`if`…`fi`, `while`…`done` …).
 pub(super) fn nesting_ok(src: &str) -> bool {
     let (mut depth, mut max, mut ticks) = (0usize, 0usize, 0usize);
-    for b in src.bytes() {
-        match b {
-            b'(' | b'{' => {
+    let mut word = String::new();
+    let close_word = |w: &mut String, depth: &mut usize, max: &mut usize| {
+        match w.as_str() {
+            "if" | "while" | "until" | "for" | "case" | "select" => {
+                *depth += 1;
+                *max = (*max).max(*depth);
+            }
+            "fi" | "done" | "esac" => *depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        w.clear();
+    };
+    for c in src.chars() {
+        if c.is_ascii_alphanumeric() {
+            word.push(c);
+            continue;
+        }
+        close_word(&mut word, &mut depth, &mut max);
+        match c {
+            '(' | '{' => {
                 depth += 1;
                 max = max.max(depth);
             }
-            b')' | b'}' => depth = depth.saturating_sub(1),
-            b'`' => ticks += 1,
+            ')' | '}' => depth = depth.saturating_sub(1),
+            '`' => ticks += 1,
             _ => {}
         }
+        if max > MAX_NEST {
+            return false;
+        }
     }
-    if max > MAX_NEST || ticks > MAX_KEYWORDS {
-        return false;
-    }
-    let keywords = src
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| {
-            matches!(
-                *w,
-                "if" | "while" | "until" | "for" | "case" | "select" | "function" | "coproc"
-            )
-        })
-        .count();
-    keywords <= MAX_KEYWORDS
+    close_word(&mut word, &mut depth, &mut max);
+    max <= MAX_NEST && ticks <= MAX_BACKQUOTES
 }
 
 /// Parses under `catch_unwind`: a parser panic becomes a [`Problem`].

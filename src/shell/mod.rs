@@ -214,3 +214,6 @@ pub fn parse_nested(src: &str, depth: usize) -> Script {
     }
     convert::parse_guarded(src, depth)
 }
+
+#[cfg(test)]
+mod tests;
