@@ -2,4 +2,5 @@
 //! the library.
 
 mod classify_cases;
+mod explain;
 mod support;
