@@ -64,17 +64,26 @@ fn shrink(v: &Value, depth: usize) -> Value {
     }
 }
 
-/// Cuts a long string to its head, followed by a marker naming its size and sha256.
+/// Bytes past the cut redacted with the head, so a secret the cut goes through is still
+/// recognised: half a token no longer looks like one.
+const REDACT_LOOKAHEAD_BYTES: usize = 1024;
+
+/// Cuts a long string to its (redacted) head, followed by a marker naming its size and sha256.
 pub fn truncate_with_digest(s: &str) -> String {
-    let mut cut = MAX_STRING_BYTES.min(s.len());
-    while !s.is_char_boundary(cut) {
+    let mut window = (MAX_STRING_BYTES + REDACT_LOOKAHEAD_BYTES).min(s.len());
+    while !s.is_char_boundary(window) {
+        window -= 1;
+    }
+    let head = redact::redact_str(&s[..window]);
+    let mut cut = MAX_STRING_BYTES.min(head.len());
+    while !head.is_char_boundary(cut) {
         cut -= 1;
     }
     let digest = Sha256::digest(s.as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     format!(
         "{}[... truncated by oath: {} bytes, sha256 {hex}]",
-        &s[..cut],
+        &head[..cut],
         s.len()
     )
 }
@@ -106,6 +115,19 @@ mod tests {
         assert_eq!(first["v"], 1);
         assert_eq!(first["kind"], "pre");
         assert!(!text.contains("ghp_0123"), "{text}");
+    }
+
+    #[test]
+    fn a_secret_the_cut_goes_through_is_masked() {
+        let text = format!(
+            "{}ghp_0123456789abcdefghijABCDEFGHIJ012345 {}",
+            " ".repeat(MAX_STRING_BYTES - 18),
+            "z".repeat(5000)
+        );
+        let out = loggable(&json!(text));
+        let s = out.as_str().unwrap();
+        assert!(s.contains("truncated by oath"), "{s}");
+        assert!(!s.contains("ghp_0123"), "part of a token kept");
     }
 
     #[test]

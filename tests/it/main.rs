@@ -2,5 +2,10 @@
 //! the library.
 
 mod classify_cases;
+mod cli;
 mod explain;
+mod install;
+mod kpt;
+mod observers;
+mod strike;
 mod support;
