@@ -56,6 +56,8 @@ pub(crate) struct Target {
     pub shell_rc: bool,
     /// It is a system account database (`/etc/passwd`, `/etc/sudoers` …).
     pub account_db: bool,
+    /// The path as shown in messages.
+    shown: String,
 }
 
 impl Target {
@@ -68,6 +70,7 @@ impl Target {
             credential: false,
             shell_rc: false,
             account_db: false,
+            shown: String::new(),
         }
     }
 
@@ -79,10 +82,10 @@ impl Target {
         )
     }
 
-    /// Returns the path for messages.
+    /// Returns the path for messages: relative inside the project, `~/…` in the home.
     pub fn shown(&self) -> String {
         match &self.path {
-            Some(p) => p.display().to_string(),
+            Some(_) => self.shown.clone(),
             None => "a path computed at run time".into(),
         }
     }
@@ -338,6 +341,21 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
             || p.ends_with(".config/fish/config.fish"))
         || p.starts_with("/etc/profile.d");
     let account_db = ACCOUNT_DBS.iter().any(|a| p.starts_with(a));
+    let shown = if let Ok(rel) = p.strip_prefix(&root) {
+        if rel.as_os_str().is_empty() {
+            "the project root".to_owned()
+        } else {
+            rel.display().to_string()
+        }
+    } else if let Ok(rel) = p.strip_prefix(&home) {
+        if rel.as_os_str().is_empty() {
+            "~".to_owned()
+        } else {
+            format!("~/{}", rel.display())
+        }
+    } else {
+        p.display().to_string()
+    };
     let zone = if p.starts_with(&root) {
         let rel = p.strip_prefix(&root).unwrap_or(Path::new(""));
         let rel_s = rel.to_string_lossy();
@@ -366,14 +384,14 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
         Zone::Network
     } else if under(&p, "/dev") {
         Zone::Device
-    } else if TEMP_DIRS.iter().any(|t| p.starts_with(t)) {
-        Zone::Temp
     } else if p == Path::new("/") || home.starts_with(&p) && p != home {
         Zone::Root
     } else if p == home || p.parent() == Some(home.as_path()) {
         Zone::HomeTop
     } else if p.starts_with(&home) {
         Zone::Home
+    } else if TEMP_DIRS.iter().any(|t| p.starts_with(t)) {
+        Zone::Temp
     } else if p.starts_with("/home") || p.starts_with("/root") || p.starts_with("/Users") {
         Zone::OtherHome
     } else if SYSTEM_DIRS.iter().any(|s| p.starts_with(s)) {
@@ -389,6 +407,7 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
         credential,
         shell_rc,
         account_db,
+        shown,
     }
 }
 
