@@ -1133,7 +1133,10 @@ impl<'a> Walker<'a> {
                 let mode = sc.pos.first().map(|w| w.text.as_str()).unwrap_or("");
                 for w in targets {
                     let tg = self.target(w);
-                    self.push(t, perm_finding(name, mode, &tg, recursive));
+                    self.push(
+                        t,
+                        perm_finding(name, mode, &tg, recursive, self.ctx.home.as_deref()),
+                    );
                 }
                 if sc.pos.len() < 2 && name != "setfacl" {
                     let risk = if args.iter().all(|a| a.literal) {
@@ -3277,6 +3280,16 @@ impl<'a> Walker<'a> {
             }
         }
         let sends_data = !data_vals.is_empty() || !upload_files.is_empty();
+        // An order whose body buys or sells is a trade.
+        let trade_body = data_vals.iter().any(|v| {
+            let l = v.text.to_ascii_lowercase();
+            l.split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| matches!(w, "buy" | "sell" | "bid" | "ask"))
+        });
+        let payment = match urls.iter().filter_map(|u| payment_url(u)).max() {
+            Some(false) if trade_body => Some(true),
+            p => p,
+        };
         let method = method.unwrap_or_else(|| {
             if sends_data {
                 "POST".into()
@@ -3293,7 +3306,6 @@ impl<'a> Walker<'a> {
         }) || self.words_read_secrets(args)
             || stdin.is_some_and(|f| f.secret) && upload_files.iter().any(|w| w.text == "-");
         let loopback = !urls.is_empty() && urls.iter().all(|u| is_loopback_url(u));
-        let payment = urls.iter().any(|u| is_payment_url(u));
         // Where the download goes.
         let out_file = if is_curl {
             sc.value(&["-o", "--output"]).cloned().or_else(|| {
@@ -3317,7 +3329,7 @@ impl<'a> Walker<'a> {
                 "exfiltration",
                 format!("{name} sends credentials off the machine"),
             )
-        } else if payment && method != "GET" && method != "HEAD" {
+        } else if payment == Some(true) && method != "GET" && method != "HEAD" {
             Finding::new(
                 Domain::Network,
                 Risk::Critical,
@@ -3325,6 +3337,13 @@ impl<'a> Walker<'a> {
                 format!(
                     "{name} sends a {method} to a payment, order or trading URL: it may move money"
                 ),
+            )
+        } else if payment == Some(false) && method != "GET" && method != "HEAD" {
+            Finding::new(
+                Domain::Network,
+                Risk::High,
+                "order-request",
+                format!("{name} sends a {method} to an order URL"),
             )
         } else if wget_execute {
             Finding::new(
@@ -3951,7 +3970,13 @@ fn sed_executes(script: &str) -> bool {
     }
 }
 
-fn perm_finding(name: &str, mode: &str, t: &Target, recursive: bool) -> Finding {
+fn perm_finding(
+    name: &str,
+    mode: &str,
+    t: &Target,
+    recursive: bool,
+    home: Option<&std::path::Path>,
+) -> Finding {
     let shown = t.shown();
     if t.protected
         || t.holds_protected && recursive && !matches!(t.zone, Zone::Root | Zone::HomeTop)
@@ -3961,11 +3986,13 @@ fn perm_finding(name: &str, mode: &str, t: &Target, recursive: bool) -> Finding 
     let setuid = name == "chmod"
         && (mode.contains('s') || mode.len() == 4 && mode.starts_with(['4', '2', '6']));
     let alt = "change permissions of specific files inside the project";
+    let whole_home = t.zone == Zone::HomeTop && t.path.as_deref() == home;
     if recursive
-        && matches!(
-            t.zone,
-            Zone::Root | Zone::System | Zone::HomeTop | Zone::OtherHome | Zone::Device
-        )
+        && (whole_home
+            || matches!(
+                t.zone,
+                Zone::Root | Zone::System | Zone::OtherHome | Zone::Device
+            ))
     {
         return Finding::new(
             Domain::FileWrite,
@@ -4220,6 +4247,12 @@ pub(crate) fn url_host(u: &str) -> String {
 
 /// Returns whether a URL's path names payments, orders or trading.
 pub(crate) fn is_payment_url(u: &str) -> bool {
+    payment_url(u).is_some()
+}
+
+/// Classifies a URL's path: `Some(true)` when it names moving money (payments, checkout,
+/// transfers, trading), `Some(false)` when it names orders (a common REST resource).
+pub(crate) fn payment_url(u: &str) -> Option<bool> {
     let rest = match u.find("://") {
         Some(i) => &u[i + 3..],
         None => u,
@@ -4228,34 +4261,20 @@ pub(crate) fn is_payment_url(u: &str) -> bool {
         Some(i) => &rest[i..],
         None => "",
     };
-    path.to_ascii_lowercase()
+    let mut found = None;
+    for seg in path
+        .to_ascii_lowercase()
         .split(['/', '?', '&', '=', '.', '-', '_'])
-        .any(|seg| {
-            matches!(
-                seg,
-                "pay"
-                    | "payment"
-                    | "payments"
-                    | "checkout"
-                    | "buy"
-                    | "sell"
-                    | "order"
-                    | "orders"
-                    | "trade"
-                    | "trades"
-                    | "trading"
-                    | "purchase"
-                    | "transfer"
-                    | "transfers"
-                    | "withdraw"
-                    | "withdrawal"
-                    | "withdrawals"
-                    | "charge"
-                    | "charges"
-                    | "payout"
-                    | "payouts"
-            )
-        })
+    {
+        match seg {
+            "pay" | "payment" | "payments" | "checkout" | "buy" | "sell" | "trade" | "trades"
+            | "trading" | "purchase" | "transfer" | "transfers" | "withdraw" | "withdrawal"
+            | "withdrawals" | "charge" | "charges" | "payout" | "payouts" => return Some(true),
+            "order" | "orders" => found = Some(false),
+            _ => {}
+        }
+    }
+    found
 }
 
 fn url_file_name(u: &str) -> String {

@@ -552,6 +552,35 @@ pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
     }
 }
 
+/// Returns whether a top-level folder of the home (as shown, `~/.npm`) is a package or
+/// build cache that tools recreate.
+fn is_cache_dir(shown: &str) -> bool {
+    matches!(
+        shown,
+        "~/.cache"
+            | "~/.npm"
+            | "~/.yarn"
+            | "~/.pnpm-store"
+            | "~/.gradle"
+            | "~/.m2"
+            | "~/.ivy2"
+            | "~/.sbt"
+            | "~/.nuget"
+            | "~/.bun"
+            | "~/.deno"
+            | "~/.node-gyp"
+            | "~/.pub-cache"
+            | "~/.cocoapods"
+            | "~/.expo"
+            | "~/.turbo"
+            | "~/.parcel-cache"
+            | "~/.pytest_cache"
+            | "~/.mypy_cache"
+            | "~/.ruff_cache"
+            | "~/.ccache"
+    )
+}
+
 /// Returns the finding for deleting (or irreversibly destroying) a path.
 pub(crate) fn delete_finding(t: &Target, verb: &str, recursive: bool) -> Finding {
     let shown = t.shown();
@@ -575,6 +604,12 @@ pub(crate) fn delete_finding(t: &Target, verb: &str, recursive: bool) -> Finding
         Zone::Root => crit(
             "delete-root",
             format!("{verb} {shown}: the whole system or every home"),
+        ),
+        Zone::HomeTop if is_cache_dir(&shown) => Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "delete-outside-project",
+            format!("{verb} {shown}, a cache outside the project"),
         ),
         Zone::HomeTop => crit(
             "delete-home",

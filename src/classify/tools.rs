@@ -360,8 +360,8 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
         "flush",
     ];
     const MONEY: &[&str] = &[
-        "pay", "payment", "transfer", "withdraw", "trade", "buy", "sell", "order", "purchase",
-        "charge", "refund", "payout", "invoice", "checkout", "swap", "bid",
+        "pay", "payment", "transfer", "withdraw", "trade", "buy", "sell", "purchase", "charge",
+        "refund", "payout", "checkout", "swap", "bid",
     ];
     const EXEC: &[&str] = &[
         "execute", "exec", "run", "shell", "terminal", "command", "eval", "script", "spawn",
@@ -376,12 +376,21 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
             "mcp-read",
             format!("{server} {tool} reads"),
         )
-    } else if any(MONEY) && !READ.contains(&verb) {
+    } else if (any(MONEY) || any(&["order", "orders"]) && any(&["place", "submit", "execute"]))
+        && !READ.contains(&verb)
+    {
         Finding::new(
             Domain::Mcp,
             Risk::Critical,
             "mcp-money",
             format!("{server} {tool} may move money (payment, order, trade)"),
+        )
+    } else if any(&["order", "orders", "invoice"]) {
+        Finding::new(
+            Domain::Mcp,
+            Risk::High,
+            "mcp-order",
+            format!("{server} {tool} creates or changes orders or invoices"),
         )
     } else if any(DESTROY) {
         Finding::new(
