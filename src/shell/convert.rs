@@ -10,49 +10,116 @@ use brush_parser::{Parser, ParserOptions};
 
 use super::{Pipeline, Problem, Redirect, RedirectKind, Script, Simple, Sub, SubKind, Word};
 
-/// Deepest nesting of brackets and compound commands handed to the parser (it recurses per
-/// level; 40 levels fit a 2 MiB stack in a debug build).
+/// Deepest estimated nesting of brackets and compound commands oath follows.
 const MAX_NEST: usize = 40;
-/// Most backquotes in one line.
-const MAX_BACKQUOTES: usize = 64;
+/// Most openers (brackets, compound keywords, backquotes) in one line: a bound on the real
+/// nesting whatever quoting hides. 1 000 levels fit [`BIG_STACK`] in a debug build.
+const MAX_OPENERS: usize = 1000;
+/// Up to this many openers the line is parsed on the caller's stack (40 levels fit a 2 MiB
+/// stack in a debug build); beyond, on a thread with [`BIG_STACK`].
+const INLINE_OPENERS: usize = 40;
+/// Stack of the parsing thread for lines with many openers (reserved, committed as used).
+const BIG_STACK: usize = 256 * 1024 * 1024;
 
-/// Returns whether the line is shallow enough to hand to the parser: a quote-blind upper
-/// bound on the nesting of brackets and compound commands (`if`…`fi`, `while`…`done` …).
-pub(super) fn nesting_ok(src: &str) -> bool {
-    let (mut depth, mut max, mut ticks) = (0usize, 0usize, 0usize);
+/// Scans the nesting of brackets and compound commands (`if`…`fi`, `while`…`done` …).
+/// Brackets count anywhere (quote-blind); keywords count where a command may start (after a
+/// separator, a bracket or a keyword that takes a command), a superset of where bash reads
+/// them, so `echo if` adds nothing and prose in a here-document rarely does.
+/// How deeply a line nests, as far as a cheap scan can tell.
+pub(super) struct Nesting {
+    /// Estimated depth (closers in quotes can lower it).
+    pub depth: usize,
+    /// Openers in total (an upper bound on the real depth).
+    pub openers: usize,
+}
+
+impl Nesting {
+    /// Returns whether the parser may see the line.
+    pub fn ok(&self) -> bool {
+        self.depth <= MAX_NEST && self.openers <= MAX_OPENERS
+    }
+
+    /// Returns whether the line needs the big-stack thread.
+    pub fn needs_big_stack(&self) -> bool {
+        self.openers > INLINE_OPENERS
+    }
+}
+
+pub(super) fn nesting(src: &str) -> Nesting {
+    let (mut depth, mut max, mut openers) = (0usize, 0usize, 0usize);
     let mut word = String::new();
-    let close_word = |w: &mut String, depth: &mut usize, max: &mut usize| {
-        match w.as_str() {
-            "if" | "while" | "until" | "for" | "case" | "select" => {
-                *depth += 1;
-                *max = (*max).max(*depth);
-            }
-            "fi" | "done" | "esac" => *depth = depth.saturating_sub(1),
-            _ => {}
+    let mut cmd_pos = true;
+    let close_word = |w: &mut String,
+                      depth: &mut usize,
+                      max: &mut usize,
+                      openers: &mut usize,
+                      cmd_pos: &mut bool| {
+        if w.is_empty() {
+            return;
         }
+        if *cmd_pos {
+            match w.as_str() {
+                "if" | "while" | "until" | "for" | "case" | "select" => {
+                    *depth += 1;
+                    *openers += 1;
+                    *max = (*max).max(*depth);
+                }
+                "fi" | "done" | "esac" => *depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        *cmd_pos = matches!(
+            w.as_str(),
+            "then" | "do" | "else" | "elif" | "if" | "while" | "until" | "time" | "coproc"
+        );
         w.clear();
     };
     for c in src.chars() {
-        if c.is_ascii_alphanumeric() {
+        if c.is_ascii_alphanumeric() || c == '_' {
             word.push(c);
             continue;
         }
-        close_word(&mut word, &mut depth, &mut max);
+        close_word(&mut word, &mut depth, &mut max, &mut openers, &mut cmd_pos);
         match c {
             '(' | '{' => {
                 depth += 1;
+                openers += 1;
                 max = max.max(depth);
+                cmd_pos = true;
             }
-            ')' | '}' => depth = depth.saturating_sub(1),
-            '`' => ticks += 1,
-            _ => {}
+            ')' | '}' => {
+                depth = depth.saturating_sub(1);
+                cmd_pos = true;
+            }
+            '`' => {
+                openers += 1;
+                cmd_pos = true;
+            }
+            ';' | '&' | '|' | '\n' | '!' => cmd_pos = true,
+            ' ' | '\t' => {}
+            _ => cmd_pos = false,
         }
-        if max > MAX_NEST {
-            return false;
+        if max > MAX_NEST || openers > MAX_OPENERS {
+            break;
         }
     }
-    close_word(&mut word, &mut depth, &mut max);
-    max <= MAX_NEST && ticks <= MAX_BACKQUOTES
+    close_word(&mut word, &mut depth, &mut max, &mut openers, &mut cmd_pos);
+    Nesting {
+        depth: max,
+        openers,
+    }
+}
+
+/// Parses on a thread with a large stack (for lines whose real nesting the scan cannot
+/// bound tightly); a failure to start the thread counts as too deep.
+pub(super) fn parse_on_big_stack(src: &str, depth: usize) -> Script {
+    let owned = src.to_owned();
+    std::thread::Builder::new()
+        .stack_size(BIG_STACK)
+        .spawn(move || parse_guarded(&owned, depth))
+        .ok()
+        .and_then(|h| h.join().ok())
+        .unwrap_or_else(|| Script::problem(Problem::TooDeep))
 }
 
 /// Parses under `catch_unwind`: a parser panic becomes a [`Problem`].

@@ -10,7 +10,9 @@
 //!
 //! Parsing is bounded: inputs over [`MAX_INPUT`] bytes, nesting deeper than the pre-scan
 //! allows, and re-parses deeper than [`MAX_DEPTH`] are reported as a [`Problem`] instead of
-//! being parsed; the parser itself runs under `catch_unwind`.
+//! being parsed; the parser runs under `catch_unwind`, and lines with many brackets or
+//! compound keywords (whose real depth quoting could hide from the scan) on a thread with a
+//! large stack, so no input can overflow the stack.
 
 mod convert;
 
@@ -209,8 +211,12 @@ pub fn parse_nested(src: &str, depth: usize) -> Script {
     if src.len() > MAX_INPUT {
         return Script::problem(Problem::TooLong(src.len()));
     }
-    if !convert::nesting_ok(src) {
+    let nesting = convert::nesting(src);
+    if !nesting.ok() {
         return Script::problem(Problem::TooDeep);
+    }
+    if nesting.needs_big_stack() {
+        return convert::parse_on_big_stack(src, depth);
     }
     convert::parse_guarded(src, depth)
 }

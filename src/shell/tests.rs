@@ -153,10 +153,39 @@ fn deep_nesting_is_refused_before_the_parser_sees_it() {
         format!("{}ls{}", "(".repeat(5000), ")".repeat(5000)),
         format!("{}ls{}", "$(".repeat(500), ")".repeat(500)),
         format!("{}ls{}", "if true; then ".repeat(400), "; fi".repeat(400)),
-        "`".repeat(300),
+        "`".repeat(1200),
     ] {
         assert_eq!(parse(&src).problem, Some(Problem::TooDeep));
     }
+}
+
+#[test]
+fn quoted_closers_cannot_hide_nesting() {
+    // Closers that close nothing lower the depth estimate; the opener total still bounds
+    // the real depth, and such lines are parsed on a thread with a large stack.
+    let src = format!(
+        "{}ls{}",
+        "if x; then echo done fi esac; ".repeat(200),
+        "; fi".repeat(200)
+    );
+    assert_eq!(parse(&src).problem, Some(Problem::TooDeep));
+    let src = format!("{}ls{}", "( echo ')' ".repeat(300), " )".repeat(300));
+    assert!(parse(&src).problem.is_some());
+    let src = format!(
+        "{}ls{}",
+        "( ".repeat(300),
+        "; fi".repeat(300) + &" )".repeat(300)
+    );
+    assert!(parse(&src).problem.is_some());
+    let src = format!("{}ls{}", "( ".repeat(5000), " )".repeat(5000));
+    assert_eq!(parse(&src).problem, Some(Problem::TooDeep));
+}
+
+#[test]
+fn prose_in_a_here_document_is_not_nesting() {
+    let prose = "This is for you and for them, if it helps, while we wait.\n".repeat(60);
+    let src = format!("cat <<'EOF' > notes.md\n{prose}EOF\n");
+    assert!(parse(&src).problem.is_none());
 }
 
 #[test]
