@@ -149,6 +149,7 @@ fn parse_unguarded(src: &str, depth: usize) -> Script {
         vars: Vec::new(),
         opts,
         problem: None,
+        procsub_level: 0,
     };
     let mut pipelines = Vec::new();
     for cc in &program.complete_commands {
@@ -166,6 +167,8 @@ struct Conv {
     vars: Vec<(String, String)>,
     opts: ParserOptions,
     problem: Option<Problem>,
+    /// Process substitutions entered.
+    procsub_level: usize,
 }
 
 impl Conv {
@@ -469,9 +472,16 @@ impl Conv {
         sub: &ast::SubshellCommand,
     ) -> Word {
         let mut pipelines = Vec::new();
+        // Process substitutions nest as values: bound them like re-parses.
+        if self.procsub_level >= MAX_NEST {
+            self.problem = Some(Problem::TooDeep);
+            return Word::default();
+        }
+        self.procsub_level += 1;
         let saved = std::mem::take(&mut self.vars);
         self.list(&sub.list, &mut pipelines);
         self.vars = saved;
+        self.procsub_level -= 1;
         let (kind, text) = match kind {
             ast::ProcessSubstitutionKind::Read => (SubKind::ProcessRead, "<(…)"),
             ast::ProcessSubstitutionKind::Write => (SubKind::ProcessWrite, ">(…)"),

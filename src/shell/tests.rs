@@ -226,3 +226,10 @@ fn nested_reparse_depth_is_bounded() {
 fn ansi_c_decoding() {
     assert_eq!(decode_ansi_c(r"\x72\x6d\040\u00e9\n\\\q"), "rm é\n\\\\q");
 }
+
+#[test]
+fn hidden_deep_process_substitutions_are_bounded() {
+    let src = format!("{}ls{}", "cat <( echo ')' ".repeat(300), " )".repeat(300));
+    let s = parse(&src);
+    assert_eq!(s.problem, Some(Problem::TooDeep));
+}
