@@ -244,8 +244,8 @@ pub struct Classification {
 
 impl Classification {
     /// Builds a classification from its parts: the riskiest part decides; among parts of
-    /// equal risk above low the more sensitive domain ([`Domain::sensitivity`]), then the
-    /// first.
+    /// equal risk above low the more sensitive domain ([`Domain::sensitivity`]), among low
+    /// parts one outside `shell_exec` (`cd x && cargo test` is test work), then the first.
     pub fn from_parts(parts: Vec<Part>, alternative: Option<String>) -> Self {
         let worst = worst_index(parts.iter().map(|p| (p.risk, p.domain))).map(|i| parts[i].clone());
         let worst = worst.unwrap_or_else(|| Part {
@@ -295,7 +295,8 @@ pub(crate) fn worst_index(parts: impl Iterator<Item = (Risk, Domain)>) -> Option
             let by_domain = if a.0 > Risk::Low {
                 a.1.sensitivity().cmp(&b.1.sensitivity())
             } else {
-                std::cmp::Ordering::Equal
+                // Among harmless parts, `cd x && cargo test` is test work, not shell work.
+                (a.1 != Domain::ShellExec).cmp(&(b.1 != Domain::ShellExec))
             };
             a.0.cmp(&b.0).then(by_domain).then(ib.cmp(ia))
         })
