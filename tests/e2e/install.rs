@@ -9,7 +9,6 @@ use crate::harness::{Opts, Project, oath_bin};
 use crate::server::{Script, bash, tool};
 
 #[test]
-#[ignore = "needs the shell classifier of issue 3 (not merged yet) for its critical command"]
 fn project_set_up_only_with_oath_install_is_guarded() {
     let Some(p) = Project::bare() else { return };
     assert!(p.read(".claude/settings.json").is_none());

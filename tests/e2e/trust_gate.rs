@@ -42,7 +42,6 @@ fn pre_decision(run: &Run, id: &str) -> String {
 }
 
 #[test]
-#[ignore = "needs the shell classifier of issue 3 (not merged yet)"]
 fn critical_command_is_denied_even_with_bash_allowed() {
     let Some(p) = Project::new() else { return };
     let victim = p.home().join("important");
@@ -104,7 +103,6 @@ fn critical_command_is_denied_even_with_bash_allowed() {
 }
 
 #[test]
-#[ignore = "needs the shell classifier of issue 3 (not merged yet)"]
 fn low_risk_read_runs_without_a_permission_rule() {
     let Some(p) = Project::new() else { return };
     p.write("notes.txt", "hello world\n");
@@ -123,6 +121,7 @@ fn low_risk_read_runs_without_a_permission_rule() {
                 READS_CLAUDE_REFUSES.map(|c| engine.classify_bash(c))
             )
         });
+    eprintln!("low-risk read: {command:?}");
     let script = || Script::new().call(bash(command)).say("Read it.");
 
     // Control: without oath, Claude Code's own flow refuses the command in -p mode.
@@ -154,7 +153,6 @@ fn low_risk_read_runs_without_a_permission_rule() {
 }
 
 #[test]
-#[ignore = "needs the shell classifier of issue 3 (not merged yet)"]
 fn medium_action_turns_to_allow_at_the_predicted_step() {
     let Some(p) = Project::new() else { return };
     p.write("notes.txt", "hello world\n");
@@ -199,6 +197,9 @@ fn medium_action_turns_to_allow_at_the_predicted_step() {
     let (last, trust_at_allow) = *predicted.last().expect("at least one decision");
     assert_eq!(last, Decision::Allow, "medium never allowed: {predicted:?}");
     let steps = predicted.len() - 1;
+    eprintln!(
+        "domain {domain}: low {low:?}, medium {medium:?}, predicted allow after {steps} successes"
+    );
     assert!(steps >= 1, "{medium} is allowed before any success");
     assert!(
         predicted[..steps]
