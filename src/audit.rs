@@ -42,6 +42,9 @@ pub fn append(
 
 /// Returns a value safe to log: long strings cut (keeping their size and sha256), secrets
 /// redacted.
+///
+/// Long strings are redacted before they are cut, so a secret straddling the cut (and no
+/// longer recognisable in the kept head) is not logged in part.
 pub fn loggable(v: &Value) -> Value {
     let mut out = shrink(v, 0);
     redact::redact_value(&mut out);
@@ -53,7 +56,10 @@ fn shrink(v: &Value, depth: usize) -> Value {
         return json!("[... nested too deep]");
     }
     match v {
-        Value::String(s) if s.len() > MAX_STRING_BYTES => Value::String(truncate_with_digest(s)),
+        Value::String(s) if s.len() > MAX_STRING_BYTES => {
+            let redacted = redact::redact_str(s);
+            Value::String(truncate_redacted(&redacted, s))
+        }
         Value::Array(items) => Value::Array(items.iter().map(|i| shrink(i, depth + 1)).collect()),
         Value::Object(map) => Value::Object(
             map.iter()
@@ -66,16 +72,21 @@ fn shrink(v: &Value, depth: usize) -> Value {
 
 /// Cuts a long string to its head, followed by a marker naming its size and sha256.
 pub fn truncate_with_digest(s: &str) -> String {
-    let mut cut = MAX_STRING_BYTES.min(s.len());
-    while !s.is_char_boundary(cut) {
+    truncate_redacted(s, s)
+}
+
+/// Cuts `shown` to its head, followed by a marker naming the size and sha256 of `original`.
+fn truncate_redacted(shown: &str, original: &str) -> String {
+    let mut cut = MAX_STRING_BYTES.min(shown.len());
+    while !shown.is_char_boundary(cut) {
         cut -= 1;
     }
-    let digest = Sha256::digest(s.as_bytes());
+    let digest = Sha256::digest(original.as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     format!(
         "{}[... truncated by oath: {} bytes, sha256 {hex}]",
-        &s[..cut],
-        s.len()
+        &shown[..cut],
+        original.len()
     )
 }
 
@@ -115,5 +126,14 @@ mod tests {
         let s = out["content"].as_str().unwrap();
         assert!(s.len() < 2200);
         assert!(s.contains("10000 bytes, sha256 "));
+    }
+
+    #[test]
+    fn a_secret_across_the_cut_is_not_logged_in_part() {
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        let text = format!("{}{token}{}", "x ".repeat(1015), " y".repeat(2000));
+        let out = loggable(&json!(text));
+        let s = out.as_str().unwrap();
+        assert!(!s.contains("ghp_0123"), "{}", &s[2000..]);
     }
 }

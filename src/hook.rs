@@ -174,7 +174,12 @@ fn record_event(project: &Project, input: &HookInput, now: Timestamp) -> Answer 
         f.insert("agent_id".into(), json!(agent));
     }
     let answer = Answer::silent(&input.event);
-    match audit::append(&project.audit_file(input.session_or_unknown()), "event", now, f) {
+    match audit::append(
+        &project.audit_file(input.session_or_unknown()),
+        "event",
+        now,
+        f,
+    ) {
         Ok(()) => answer,
         Err(e) => answer.with_stderr(format!("audit not written: {e}")),
     }
