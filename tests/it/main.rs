@@ -1,4 +1,5 @@
 //! The integration test binary: one module per area, all driving the built `oath` binary or
 //! the library.
 
+mod payloads;
 mod support;
