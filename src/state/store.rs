@@ -210,6 +210,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
 pub fn append_line(path: &Path, line: &str) -> Result<(), StateError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+    // A log that is a symbolic link is not followed: appending would write oath's records
+    // (and anything an attacker-planted link points at) into a file elsewhere.
+    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(StateError::Io {
+            action: "append to",
+            path: path.to_path_buf(),
+            source: io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the file is a symbolic link, which oath does not follow",
+            ),
+        });
+    }
     let mut buf = Vec::with_capacity(line.len() + 1);
     buf.extend_from_slice(line.as_bytes());
     buf.push(b'\n');
@@ -298,6 +310,18 @@ mod tests {
                 .is_symlink()
         );
         assert_eq!(warnings.len(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinked_log_is_not_appended_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim.txt");
+        fs::write(&victim, "precious").unwrap();
+        let path = dir.path().join("a.jsonl");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        assert!(append_line(&path, "{}").is_err());
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
     }
 
     #[test]

@@ -136,6 +136,11 @@ impl<'de> Deserialize<'de> for TrustFile {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let value = Value::deserialize(d)?;
+        // serde would read a JSON array as the fields of a struct in order: refuse anything
+        // but an object, so `[1,2,3]` is corrupt rather than a v1 file with score 1.
+        if !value.is_object() {
+            return Err(D::Error::custom("the trust file must be a JSON object"));
+        }
         let version = match value.get("version") {
             None => None,
             Some(Value::String(s)) => Some(s.clone()),
@@ -493,6 +498,7 @@ mod tests {
             (0, None, false)
         );
         assert!(serde_json::from_str::<TrustFile>(r#"{"version":"3","domains":{}}"#).is_err());
+        assert!(serde_json::from_str::<TrustFile>("[0.9, 2, 3]").is_err());
         assert!(
             serde_json::from_str::<TrustFile>(r#"{"version":"2","domains":{"a":{"score":7}}}"#)
                 .is_err()

@@ -1,5 +1,6 @@
 //! The integration test binary: one module per area, all driving the built `oath` binary or
 //! the library.
 
+mod faults;
 mod payloads;
 mod support;

@@ -190,17 +190,23 @@ impl TestEnv {
     /// many at once or wrapping in a shell).
     pub fn hook_command(&self) -> Command {
         let mut cmd = Command::new(oath_bin());
-        cmd.arg("hook")
-            .env_clear()
+        cmd.arg("hook");
+        self.apply_env(&mut cmd);
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    /// Gives a command the hermetic environment: only PATH, HOME, OATH_HOME and
+    /// CLAUDE_PROJECT_DIR, run in the project.
+    pub fn apply_env(&self, cmd: &mut Command) {
+        cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home())
             .env("OATH_HOME", self.oath_home())
             .env("CLAUDE_PROJECT_DIR", self.project())
-            .current_dir(self.project())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        cmd
+            .current_dir(self.project());
     }
 
     /// Runs `oath hook [hint]` with the payload on stdin.
