@@ -3,4 +3,5 @@
 
 mod faults;
 mod payloads;
+mod secrets;
 mod support;
