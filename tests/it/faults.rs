@@ -491,3 +491,64 @@ fn writers_killed_mid_write_leave_valid_state() {
     assert!(run.stderr.is_empty(), "{}", run.stderr);
     assert_eq!(successes(&env, "file_read"), n + 1);
 }
+
+#[test]
+fn fifos_and_devices_where_files_should_be_do_not_wedge_the_hook() {
+    // Opening a FIFO for reading blocks until a writer comes: a hook that did would hang
+    // until Claude Code's timeout on every call. Each run has a generous watchdog.
+    for (label, rel) in [
+        ("project config", "project/.oath.yaml"),
+        ("user config", "home/.config/oath/config.yaml"),
+        ("phase file", "project/.claude/current-phase.md"),
+        ("git HEAD", "project/.git/HEAD"),
+    ] {
+        let env = TestEnv::new();
+        let path = env.dir.path().join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let made = Command::new("mkfifo").arg(&path).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: mkfifo is not available");
+            return;
+        }
+        for payload in [pre_bash("s", "t1", "ls"), post_read(&env, "s", "t2")] {
+            let event = payload["hook_event_name"].as_str().unwrap().to_owned();
+            let run = finish_or_kill(spawn_hook(&env, &payload), label);
+            check(&run, &event, label);
+        }
+    }
+    // The trust file as a FIFO is moved aside like any unreadable state file.
+    let env = TestEnv::new();
+    fs::create_dir_all(env.state_dir()).unwrap();
+    assert!(
+        Command::new("mkfifo")
+            .arg(env.trust_file())
+            .status()
+            .unwrap()
+            .success()
+    );
+    let run = finish_or_kill(spawn_hook(&env, &pre_read(&env, "s")), "trust fifo, pre");
+    check_decided(&run, "trust fifo, pre");
+    let run = finish_or_kill(spawn_hook(&env, &post_read(&env, "s", "t")), "trust fifo");
+    check(&run, "PostToolUse", "trust fifo");
+    assert_eq!(successes(&env, "file_read"), 1);
+    // A config that is a link to an endless device is refused, not read forever.
+    let env = TestEnv::new();
+    std::os::unix::fs::symlink("/dev/zero", env.project().join(".oath.yaml")).unwrap();
+    let run = finish_or_kill(spawn_hook(&env, &pre_bash("s", "t", "ls")), "/dev/zero");
+    check(&run, "PreToolUse", "/dev/zero config");
+    assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
+}
+
+/// Waits for a hook, killing it (and failing) if it is still running after two minutes: a
+/// hang detector, not a speed check.
+fn finish_or_kill(mut child: Child, label: &str) -> HookRun {
+    for _ in 0..1200 {
+        if child.try_wait().unwrap().is_some() {
+            return finish(child);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("{label}: the hook hung");
+}

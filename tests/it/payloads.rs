@@ -9,7 +9,7 @@ use std::path::Path;
 use oath::clock::Timestamp;
 use oath::hook::{Ctx, run_guarded};
 use oath::project::Env;
-use oath::protocol::{Answer, EventName, MAX_PAYLOAD_BYTES};
+use oath::protocol::{Answer, EventName, MAX_PAYLOAD_BYTES, PermissionDecision};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -150,6 +150,43 @@ fn every_event_survives_broken_fields_in_process() {
             let answer = run_guarded(&bytes, &ctx(&env, None));
             check_answer(&answer, Some(event), &format!("{event} / {label}"));
             assert_eq!(answer.event().as_str(), *event, "{event} / {label}");
+        }
+        // Raw shapes: huge strings, deep nesting, bad bytes, each with the name readable.
+        let big = "x".repeat(512 * 1024);
+        let huge = json!({"hook_event_name": event, "session_id": "s".repeat(100_000),
+            "tool_name": "Bash", "tool_input": {"command": big, "content": big},
+            "prompt": big, "error": big, "tool_response": {"stdout": big}})
+        .to_string();
+        let deep = format!(
+            r#"{{"hook_event_name":"{event}","tool_input":{}{}}}"#,
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
+        let mut not_utf8 = format!(r#"{{"hook_event_name":"{event}","prompt":""#).into_bytes();
+        not_utf8.extend_from_slice(b"\xff\xfe\"}");
+        let raw_nul = format!("{{\"hook_event_name\":\"{event}\",\"prompt\":\"a\u{0}b\"}}");
+        for (label, bytes, parses) in [
+            ("huge strings", huge.into_bytes(), true),
+            ("deep nesting", deep.into_bytes(), false),
+            ("not UTF-8", not_utf8, false),
+            ("raw NUL", raw_nul.into_bytes(), false),
+        ] {
+            let answer = run_guarded(&bytes, &ctx(&env, None));
+            let context = format!("{event} / {label}");
+            check_answer(&answer, Some(event), &context);
+            assert_eq!(answer.event().as_str(), *event, "{context}");
+            let refused = answer
+                .stderr_lines()
+                .iter()
+                .any(|l| l.contains("bad hook input"));
+            assert_eq!(refused, !parses, "{context}: {:?}", answer.stderr_lines());
+            if *event == "PreToolUse" && !parses {
+                assert_eq!(
+                    answer.permission(),
+                    Some(PermissionDecision::Ask),
+                    "{context}"
+                );
+            }
         }
     }
 }
