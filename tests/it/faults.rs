@@ -552,3 +552,45 @@ fn finish_or_kill(mut child: Child, label: &str) -> HookRun {
     let _ = child.wait();
     panic!("{label}: the hook hung");
 }
+
+#[test]
+fn extreme_but_valid_trust_values_do_not_panic() {
+    for last in [
+        "9999-12-31T23:59:59Z",
+        "0001-01-01T00:00:00Z",
+        "not a date",
+        "",
+    ] {
+        let env = TestEnv::new();
+        fs::create_dir_all(env.state_dir()).unwrap();
+        let m = u64::MAX;
+        let c = u32::MAX;
+        let text = format!(
+            r#"{{"version":"2","global_operation_count":{m},"recent_outcomes":[{{"tool_use_id":"x","outcome":"success"}}],
+               "domains":{{"file_read":{{"score":1.0,"successes":{m},"failures":{m},"total_operations":{m},
+               "consecutive_failures":{c},"warmup_remaining":{c},"is_warming_up":true,"is_recovering":true,
+               "pre_failure_score":1e308,"last_operated_at":"{last}"}},
+               "shell_exec":{{"score":0.0,"last_operated_at":"{last}"}}}}}}"#
+        );
+        fs::write(env.trust_file(), text).unwrap();
+        let runs = [
+            (env.hook(&pre_read(&env, "s")), "PreToolUse"),
+            (env.hook(&post_read(&env, "s", "t1")), "PostToolUse"),
+            (env.hook(&post_read(&env, "s", "x")), "PostToolUse"),
+            (
+                env.hook(&json!({"hook_event_name":"PostToolUseFailure","session_id":"s",
+                    "tool_name":"Bash","tool_use_id":"t2","tool_input":{"command":"ls"},"error":"e"})),
+                "PostToolUseFailure",
+            ),
+        ];
+        for (run, event) in runs {
+            check(&run, event, last);
+        }
+        assert!(
+            trust(&env)["domains"]["file_read"]["score"]
+                .as_f64()
+                .unwrap()
+                <= 1.0
+        );
+    }
+}
