@@ -181,12 +181,33 @@ where
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
     let lock_file = lock_path(path);
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_file)
-        .map_err(io_err("open lock", &lock_file))?;
+    let open_lock = || {
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_file)
+    };
+    let lock = match open_lock() {
+        Ok(f) => f,
+        // A directory (or FIFO, socket) standing where the lock file should be would stop
+        // every update for good: move it aside like a corrupt file and try once more.
+        Err(e)
+            if fs::symlink_metadata(&lock_file)
+                .is_ok_and(|m| !m.is_file() && !m.file_type().is_symlink()) =>
+        {
+            match quarantine(&lock_file, now) {
+                Ok(aside) => warnings.push(format!(
+                    "{} was not a lock file ({e}); moved it to {}",
+                    lock_file.display(),
+                    aside.display()
+                )),
+                Err(_) => return Err(io_err("open lock", &lock_file)(e)),
+            }
+            open_lock().map_err(io_err("open lock", &lock_file))?
+        }
+        Err(e) => return Err(io_err("open lock", &lock_file)(e)),
+    };
     lock.lock().map_err(io_err("lock", &lock_file))?;
     let mut value = match read_json::<T>(path) {
         ReadOutcome::Ok(v) => v,
