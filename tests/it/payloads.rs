@@ -511,3 +511,32 @@ proptest! {
         check_answer(&answer, named_event(&value, None), &clip(&value.to_string()));
     }
 }
+
+#[test]
+fn huge_values_in_any_field_keep_records_and_diagnostics_small() {
+    let env = TestEnv::new();
+    let big = "v".repeat(2 * 1024 * 1024); // seven fields: under the 32 MiB cap
+    for event in [
+        "SessionEnd",
+        "SubagentStart",
+        "PreCompact",
+        &big[..1_000_000],
+    ] {
+        let payload = json!({"hook_event_name": event, "session_id": "big", "reason": big,
+            "source": big, "trigger": big, "agent_type": big, "agent_id": big,
+            "tool_name": big, "tool_use_id": big, "tool_input": {"command": "ls"}});
+        let run = env.hook(&payload);
+        check_run(&run, Some(event), &clip(event));
+        assert!(
+            run.stderr.len() < 64 * 1024,
+            "stderr of {} bytes",
+            run.stderr.len()
+        );
+    }
+    let audit = std::fs::read(env.audit_file("big")).unwrap();
+    assert!(
+        audit.len() < 4 * 600 * 1024,
+        "audit of {} bytes",
+        audit.len()
+    );
+}
