@@ -215,8 +215,9 @@ pub fn decide(i: &Inputs<'_>) -> Verdict {
                 _ => {}
             }
         }
+        // A standing 3-strike escalation asks, and names itself even when trust already asks.
         if let Some(strike) = &i.strike
-            && decision < Decision::Ask
+            && decision <= Decision::Ask
         {
             decision = Decision::Ask;
             why = strike.clone();
@@ -367,6 +368,9 @@ mod tests {
         let v = verdict(Risk::Low, 0.9, None, None, Some("same error 3 times"));
         assert_eq!(v.decision, Decision::Ask);
         assert!(v.reason.contains("same error 3 times"));
+        let v = verdict(Risk::High, 0.05, None, None, Some("same error 3 times"));
+        assert_eq!(v.decision, Decision::Ask);
+        assert!(v.reason.contains("same error 3 times"), "{}", v.reason);
     }
 
     #[test]

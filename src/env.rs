@@ -25,7 +25,37 @@ pub const HOME: &str = "HOME";
 /// Disables colour in human output.
 pub const NO_COLOR: &str = "NO_COLOR";
 
-/// Every variable above with a one-line description, for `oath doctor`.
+/// Variables oath sets (never reads) for `postToolUse` commands, seed 002's names included so
+/// scripts written for that design run unchanged.
+pub mod observer {
+    /// The tool's name.
+    pub const TOOL_NAME: &str = "OATH_TOOL_NAME";
+    /// The tool's input as JSON (cut with a marker when over the size limit).
+    pub const TOOL_INPUT: &str = "OATH_TOOL_INPUT";
+    /// The tool's output: `tool_response` JSON, or the `error` text of a failure (cut with a
+    /// marker when over the size limit).
+    pub const TOOL_OUTPUT: &str = "OATH_TOOL_OUTPUT";
+    /// Path of a file holding the whole output.
+    pub const TOOL_OUTPUT_FILE: &str = "OATH_TOOL_OUTPUT_FILE";
+    /// When the hook ran, ISO 8601 UTC.
+    pub const TOOL_TIMESTAMP: &str = "OATH_TOOL_TIMESTAMP";
+    /// The tool call's `tool_use_id`.
+    pub const TOOL_USE_ID: &str = "OATH_TOOL_USE_ID";
+    /// `success` or `failure`.
+    pub const TOOL_OUTCOME: &str = "OATH_TOOL_OUTCOME";
+    /// The session id.
+    pub const SESSION_ID: &str = "OATH_SESSION_ID";
+    /// Seed 002's name for [`TOOL_NAME`].
+    pub const CONCLAUDE_TOOL_NAME: &str = "CONCLAUDE_TOOL_NAME";
+    /// Seed 002's name for [`TOOL_INPUT`].
+    pub const CONCLAUDE_TOOL_INPUT: &str = "CONCLAUDE_TOOL_INPUT";
+    /// Seed 002's name for [`TOOL_OUTPUT`].
+    pub const CONCLAUDE_TOOL_OUTPUT: &str = "CONCLAUDE_TOOL_OUTPUT";
+    /// Seed 002's name for [`TOOL_TIMESTAMP`].
+    pub const CONCLAUDE_TOOL_TIMESTAMP: &str = "CONCLAUDE_TOOL_TIMESTAMP";
+}
+
+/// Every variable oath reads, with a one-line description, for `oath doctor`.
 pub const ALL: &[(&str, &str)] = &[
     (
         OATH_HOME,

@@ -694,6 +694,13 @@ mod tests {
     }
 
     #[test]
+    fn multibyte_text_before_a_colon_does_not_panic() {
+        for s in ["\u{16f3b}:x=1 password:abc", "é:é@x", "ab€:pass@host"] {
+            let _ = redact_str(s);
+        }
+    }
+
+    #[test]
     fn json_keys_and_values() {
         let mut v = json!({"password": "p", "nested": {"authToken": "zzz", "pin_secret": 1234}, "cmd": "TOKEN=abc123 run", "n": 1, "max_tokens": 5});
         assert!(redact_value(&mut v));

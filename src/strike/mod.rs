@@ -1,5 +1,16 @@
 //! The 3-strike protocol (seed 003): failures are captured, hashed and counted; the same
 //! error twice warns the agent, three times stops the loop and escalates to the user.
+//!
+//! A PostToolUseFailure appends an attempt to `.plan/{branch}/errors.json` and bumps the
+//! strike count of its error hash ([`normalize`]) in the small index `strikes.json` next to
+//! it ([`store`]), both under their locks (index first, then log). Strike 2 tells the model
+//! the error repeated; strike 3 and above also tell the user, and the next PreToolUse of an
+//! action that failed with that error is answered `ask`. A success of such an action, or
+//! `oath errors resolve`, sets the count back to 0. PreToolUse and PostToolUse success read
+//! only the index, never the log, so their cost does not grow with the log.
+
+pub mod normalize;
+pub mod store;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -37,9 +48,21 @@ impl StrikeConfig {
     }
 }
 
+use std::path::{Path, PathBuf};
+
 use crate::clock::Timestamp;
 use crate::project::Project;
 use crate::protocol::HookInput;
+use crate::state::{self, ReadOutcome, StateError};
+
+use store::{Attempt, ErrorsFile, HashState, Index, NewFailure};
+
+/// Name of the log in the branch's plan folder.
+pub const ERRORS_FILE: &str = "errors.json";
+/// Name of the index in the branch's plan folder.
+pub const INDEX_FILE: &str = "strikes.json";
+/// Most errors named in the SessionStart summary.
+const SUMMARY_LINES: usize = 5;
 
 /// What a failure did to the strike count, and what to tell whom.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,38 +77,396 @@ pub struct StrikeNotice {
     pub system_message: Option<String>,
 }
 
+/// Returns the branch's log `.plan/{branch}/errors.json`.
+pub fn errors_path(project: &Project) -> PathBuf {
+    project.plan_dir().join(ERRORS_FILE)
+}
+
+/// Returns the branch's index `.plan/{branch}/strikes.json`.
+pub fn index_path(project: &Project) -> PathBuf {
+    project.plan_dir().join(INDEX_FILE)
+}
+
+/// Returns a path relative to the project root for messages.
+fn shown(project: &Project, path: &Path) -> String {
+    path.strip_prefix(&project.root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// Reads the index; a missing or unreadable index means nothing is counted.
+fn read_index(project: &Project) -> Option<Index> {
+    match state::read_json::<Index>(&index_path(project)) {
+        ReadOutcome::Ok(i) => Some(i),
+        ReadOutcome::Missing | ReadOutcome::Corrupt(_) => None,
+    }
+}
+
+/// Builds the failure to record from a PostToolUseFailure payload.
+fn new_failure(project: &Project, input: &HookInput, now: Timestamp) -> NewFailure {
+    let tool = input.tool_name.as_deref().unwrap_or("unknown");
+    let tool_input = input.tool_input();
+    let action = normalize::action_key(tool, tool_input);
+    let raw_error = input.error_text().unwrap_or("");
+    let redacted = crate::redact::redact_str(raw_error);
+    // Without an error text the action stands in for it (what the seed hashed).
+    let signature = if raw_error.trim().is_empty() {
+        format!(
+            "[no error text] {}",
+            normalize::action_text(tool, tool_input)
+        )
+    } else {
+        normalize::normalize_error(&redacted)
+    };
+    let hash = normalize::error_hash(tool, &signature);
+    let attempt = Attempt {
+        timestamp: now.iso_seconds(),
+        tool: tool.to_owned(),
+        error: normalize::bounded_error(raw_error),
+        status: store::UNRESOLVED.into(),
+        hash: hash.clone(),
+        strike: None,
+        input: Some(normalize::input_summary(tool_input, &project.root)),
+        action: Some(action.clone()),
+        session_id: input.session_id.clone(),
+        tool_use_id: input.tool_use_id.clone(),
+        agent_id: input.agent_id.clone(),
+        resolved_at: None,
+        resolution: None,
+        extra: serde_json::Map::new(),
+    };
+    NewFailure {
+        hash,
+        action,
+        attempt,
+    }
+}
+
+/// Returns the fact sentence shared by the strike texts.
+fn occurred(tool: &str, hash: &str, count: u32, headline: &str) -> String {
+    format!(
+        "oath 3-strike: this {tool} error (hash {hash}) has now occurred {count} times in this branch: {headline}."
+    )
+}
+
+/// Returns the texts for a strike count (none below strike 2).
+fn notice(tool: &str, hash: &str, count: u32, headline: &str) -> StrikeNotice {
+    let fact = occurred(tool, hash, count, headline);
+    let (context, system_message) = if count >= store::ESCALATE_AT {
+        (
+            Some(format!(
+                "{fact} Repeating the same action will not fix it. Stop and ask the user how to \
+                 proceed before trying again; running this same action again requires the user's \
+                 approval. Once the cause is fixed, `oath errors resolve {hash}` clears the count."
+            )),
+            Some(format!(
+                "oath 3-strike: the same {tool} error (hash {hash}) occurred {count} times: \
+                 {headline}. Claude was told to stop and ask you; the same action will need your \
+                 approval. `oath errors show {hash}` has the attempts, `oath errors resolve {hash}` \
+                 clears it."
+            )),
+        )
+    } else if count >= store::WARN_AT {
+        (
+            Some(format!(
+                "{fact} Repeating the same action will not fix it; the next attempt needs a \
+                 different approach. A third occurrence stops the loop and hands the decision to \
+                 the user."
+            )),
+            None,
+        )
+    } else {
+        (None, None)
+    };
+    StrikeNotice {
+        strike: count,
+        hash: hash.to_owned(),
+        context,
+        system_message,
+    }
+}
+
 /// Records a PostToolUseFailure; returns the notice for strike 2 and above.
 pub fn on_failure(
-    _project: &Project,
-    _input: &HookInput,
-    _now: Timestamp,
-    _cfg: &StrikeConfig,
-    _warnings: &mut Vec<String>,
+    project: &Project,
+    input: &HookInput,
+    now: Timestamp,
+    cfg: &StrikeConfig,
+    warnings: &mut Vec<String>,
 ) -> Option<StrikeNotice> {
-    None
+    let failure = new_failure(project, input, now);
+    let hash = failure.hash.clone();
+    let tool = failure.attempt.tool.clone();
+    let headline = normalize::headline(&failure.attempt.error);
+    let errors_file = errors_path(project);
+    let mut inner_warnings = Vec::new();
+    let result = state::update_json(
+        &index_path(project),
+        now,
+        warnings,
+        Index::default,
+        |index: &mut Index| {
+            let log_missing = std::cell::Cell::new(false);
+            let r = state::update_json(
+                &errors_file,
+                now,
+                &mut inner_warnings,
+                || {
+                    log_missing.set(true);
+                    ErrorsFile::default()
+                },
+                |errors: &mut ErrorsFile| {
+                    if log_missing.get() {
+                        // A lost log does not wipe the counts the index still holds.
+                        errors.seq = index.seq;
+                    }
+                    let count =
+                        store::record_failure(index, errors, failure, cfg.max_attempts.max(1));
+                    (true, count)
+                },
+            );
+            match r {
+                Ok(count) => (true, Ok(count)),
+                Err(e) => (false, Err(e)),
+            }
+        },
+    );
+    warnings.append(&mut inner_warnings);
+    match result {
+        Ok(Ok(count)) => {
+            let n = notice(&tool, &hash, count, &headline);
+            (count >= store::WARN_AT).then_some(n)
+        }
+        Ok(Err(e)) | Err(e) => {
+            warnings.push(format!("3-strike: failure not recorded: {e}"));
+            None
+        }
+    }
 }
 
 /// Records a success: resets the strike count of the same action.
 pub fn on_success(
-    _project: &Project,
-    _input: &HookInput,
-    _now: Timestamp,
+    project: &Project,
+    input: &HookInput,
+    now: Timestamp,
     _cfg: &StrikeConfig,
-    _warnings: &mut Vec<String>,
+    warnings: &mut Vec<String>,
 ) {
+    // Fast path: no index, or nothing counting, means nothing to reset and nothing written.
+    let Some(index) = read_index(project) else {
+        return;
+    };
+    if !index.any_unresolved() {
+        return;
+    }
+    let tool = input.tool_name.as_deref().unwrap_or("unknown");
+    let action = normalize::action_key(tool, input.tool_input());
+    if !index
+        .hashes
+        .values()
+        .any(|e| e.is_unresolved() && e.actions.contains(&action))
+    {
+        return;
+    }
+    let stamp = now.iso_seconds();
+    if let Err(e) = state::update_json(
+        &index_path(project),
+        now,
+        warnings,
+        Index::default,
+        |index: &mut Index| (index.record_success(&action, &stamp), ()),
+    ) {
+        warnings.push(format!("3-strike: success not recorded: {e}"));
+    }
 }
 
 /// Returns the reason to ask when this exact action has escalated (strike 3+). Read-only.
 pub fn escalation_for(
-    _project: &Project,
-    _tool_name: &str,
-    _tool_input: &serde_json::Value,
+    project: &Project,
+    tool_name: &str,
+    tool_input: &serde_json::Value,
     _cfg: &StrikeConfig,
 ) -> Option<String> {
-    None
+    let index = read_index(project)?;
+    if !index.hashes.values().any(HashState::is_escalated) {
+        return None;
+    }
+    let action = normalize::action_key(tool_name, tool_input);
+    let (hash, e) = index.escalation(&action)?;
+    Some(format!(
+        "3-strike: this exact {tool_name} action already failed with the same error {} times \
+         in this branch (hash {hash}: {}), so a person decides whether it runs again",
+        e.count, e.headline
+    ))
 }
 
 /// Returns a short summary of the branch's unresolved errors for SessionStart.
-pub fn session_start_summary(_project: &Project, _cfg: &StrikeConfig) -> Option<String> {
-    None
+pub fn session_start_summary(project: &Project, _cfg: &StrikeConfig) -> Option<String> {
+    let index = read_index(project)?;
+    let open = index.unresolved_sorted();
+    if open.is_empty() {
+        return None;
+    }
+    let mut out = format!(
+        "oath 3-strike: this branch has {} from earlier work (in {}):",
+        crate::ui::plural(
+            open.len(),
+            "unresolved tool error",
+            "unresolved tool errors"
+        ),
+        shown(project, &errors_path(project))
+    );
+    for (hash, e) in open.iter().take(SUMMARY_LINES) {
+        let state = if e.is_escalated() {
+            ", escalated: the same action needs the user's approval"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "\n- {} error {hash}, {} (last {}{state}): {}",
+            e.tool,
+            crate::ui::plural(e.count as usize, "time", "times"),
+            e.last_seen,
+            e.headline
+        ));
+    }
+    if open.len() > SUMMARY_LINES {
+        out.push_str(&format!(
+            "\n- and {} more (`oath errors list`)",
+            open.len() - SUMMARY_LINES
+        ));
+    }
+    out.push_str(
+        "\nAt strike 2 the same approach has failed twice and a different one is needed; at \
+         strike 3 the user decides before the same action runs again.",
+    );
+    Some(out)
 }
+
+/// The branch's strike state as people see it.
+#[derive(Debug, Clone)]
+pub struct View {
+    /// The index (rebuilt from the log when stale).
+    pub index: Index,
+    /// The log.
+    pub errors: ErrorsFile,
+    /// Problems met while reading.
+    pub warnings: Vec<String>,
+}
+
+/// Reads both files without changing them (for `oath errors list` and `show`).
+pub fn view(project: &Project) -> View {
+    let mut warnings = Vec::new();
+    let errors = match state::read_json::<ErrorsFile>(&errors_path(project)) {
+        ReadOutcome::Ok(e) => Some(e),
+        ReadOutcome::Missing => None,
+        ReadOutcome::Corrupt(r) => {
+            warnings.push(format!(
+                "{} is unreadable ({r}); the next failure moves it aside",
+                errors_path(project).display()
+            ));
+            None
+        }
+    };
+    let index = match state::read_json::<Index>(&index_path(project)) {
+        ReadOutcome::Ok(i) => Some(i),
+        ReadOutcome::Missing => None,
+        ReadOutcome::Corrupt(r) => {
+            warnings.push(format!(
+                "{} is unreadable ({r}); it is rebuilt from the log",
+                index_path(project).display()
+            ));
+            None
+        }
+    };
+    let (index, errors) = match (index, errors) {
+        (Some(i), Some(mut e)) if i.seq == e.seq => {
+            store::reconcile(&i, &mut e);
+            (i, e)
+        }
+        (_, Some(e)) => (Index::rebuild(&e), e),
+        (Some(i), None) => (i, ErrorsFile::default()),
+        (None, None) => (Index::default(), ErrorsFile::default()),
+    };
+    View {
+        index,
+        errors,
+        warnings,
+    }
+}
+
+/// Finds the hash a person meant: an exact hash or a unique prefix of at least 4 characters.
+pub fn find_hash(view: &View, wanted: &str) -> Result<String, String> {
+    let wanted = wanted.trim().to_ascii_lowercase();
+    let known = view
+        .index
+        .hashes
+        .keys()
+        .chain(view.errors.attempts.iter().map(|a| &a.hash))
+        .filter(|h| !h.is_empty());
+    let mut matches: Vec<&String> = known
+        .filter(|h| **h == wanted || (wanted.len() >= 4 && h.starts_with(&wanted)))
+        .collect();
+    matches.sort();
+    matches.dedup();
+    match matches.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(format!("no error with hash {wanted:?} in this branch")),
+        many => Err(format!(
+            "{wanted:?} matches {} hashes: {}",
+            many.len(),
+            many.iter()
+                .map(|h| h.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// Resolves one hash (`Some`) or every error (`None`, a reset) in both files; returns the
+/// hashes that were still unresolved.
+pub fn resolve(
+    project: &Project,
+    which: Option<&str>,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<String>, StateError> {
+    let by = if which.is_some() { "user" } else { "reset" };
+    let stamp = now.iso_seconds();
+    let errors_file = errors_path(project);
+    let mut inner_warnings = Vec::new();
+    let result = state::update_json(
+        &index_path(project),
+        now,
+        warnings,
+        Index::default,
+        |index: &mut Index| {
+            let log_missing = std::cell::Cell::new(false);
+            let r = state::update_json(
+                &errors_file,
+                now,
+                &mut inner_warnings,
+                || {
+                    log_missing.set(true);
+                    ErrorsFile::default()
+                },
+                |errors: &mut ErrorsFile| {
+                    if log_missing.get() {
+                        errors.seq = index.seq;
+                    }
+                    (true, store::resolve(index, errors, which, &stamp, by))
+                },
+            );
+            match r {
+                Ok(v) => (true, Ok(v)),
+                Err(e) => (false, Err(e)),
+            }
+        },
+    );
+    warnings.append(&mut inner_warnings);
+    result?
+}
+
+#[cfg(test)]
+mod tests;

@@ -2,6 +2,8 @@
 //! the library.
 
 mod faults;
+mod observers;
 mod payloads;
 mod secrets;
+mod strike;
 mod support;

@@ -1,0 +1,379 @@
+//! Whole-process latency of `oath hook`, measured against a no-op process in the same run.
+//!
+//! Run with `cargo bench --bench hook_latency` (the README's performance section). For each
+//! case it spawns the release binary with the payload on stdin, interleaved with a no-op
+//! process (`true`) fed the same payload, and prints median, p95 and the ratio to the no-op;
+//! then the same with a large history (50 domains, 100 000 audit records, 10 000 strike
+//! attempts), peak RSS, stripped binary size, and the wall time of 64 parallel PostToolUse
+//! processes. Targets are printed next to the figures; nothing here asserts on time.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const OATH: &str = env!("CARGO_BIN_EXE_oath");
+const RUNS: usize = 200;
+const SESSION: &str = "bench-session";
+
+struct Case {
+    name: &'static str,
+    payload: Vec<u8>,
+    pre_tool_use: bool,
+}
+
+fn payload(project: &Path, event: &str, extra: serde_json::Value) -> Vec<u8> {
+    let mut v = serde_json::json!({
+        "session_id": SESSION,
+        "transcript_path": project.join("transcript.jsonl"),
+        "cwd": project,
+        "permission_mode": "default",
+        "hook_event_name": event,
+    });
+    if let (Some(obj), serde_json::Value::Object(extra)) = (v.as_object_mut(), extra) {
+        obj.extend(extra);
+    }
+    serde_json::to_vec(&v).expect("payload")
+}
+
+fn cases(project: &Path) -> Vec<Case> {
+    let compound: String = {
+        let mut s = String::from("cd src && ");
+        let mut i = 0;
+        while s.len() < 2048 {
+            s.push_str(&format!("grep -rn \"pattern{i}\" . | head -5 && FOO=bar cargo build --bin x{i} 2>&1 | tail -3; "));
+            i += 1;
+        }
+        s.push_str("echo done");
+        s
+    };
+    let big = "x".repeat(1024 * 1024);
+    let src = project.join("src/lib.rs");
+    vec![
+        Case {
+            name: "PreToolUse Bash simple",
+            payload: payload(
+                project,
+                "PreToolUse",
+                serde_json::json!({"tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_use_id":"toolu_b1"}),
+            ),
+            pre_tool_use: true,
+        },
+        Case {
+            name: "PreToolUse Bash 2 KB compound",
+            payload: payload(
+                project,
+                "PreToolUse",
+                serde_json::json!({"tool_name":"Bash","tool_input":{"command":compound},"tool_use_id":"toolu_b2"}),
+            ),
+            pre_tool_use: true,
+        },
+        Case {
+            name: "PreToolUse Write 1 MB",
+            payload: payload(
+                project,
+                "PreToolUse",
+                serde_json::json!({"tool_name":"Write","tool_input":{"file_path":src,"content":big},"tool_use_id":"toolu_b3"}),
+            ),
+            pre_tool_use: true,
+        },
+        Case {
+            name: "PostToolUse",
+            payload: payload(
+                project,
+                "PostToolUse",
+                serde_json::json!({"tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_response":{"stdout":"a\nb\n","stderr":"","interrupted":false,"isImage":false},"tool_use_id":"toolu_b4","duration_ms":5}),
+            ),
+            pre_tool_use: false,
+        },
+        Case {
+            name: "PostToolUseFailure",
+            payload: payload(
+                project,
+                "PostToolUseFailure",
+                serde_json::json!({"tool_name":"Bash","tool_input":{"command":"cargo build"},"tool_use_id":"toolu_b5","error":"Exit code 101\nerror[E0308]: mismatched types\n --> src/lib.rs:10:5","is_interrupt":false}),
+            ),
+            pre_tool_use: false,
+        },
+        Case {
+            name: "Stop",
+            payload: payload(
+                project,
+                "Stop",
+                serde_json::json!({"stop_hook_active":false,"last_assistant_message":"done"}),
+            ),
+            pre_tool_use: false,
+        },
+        Case {
+            name: "SessionStart",
+            payload: payload(
+                project,
+                "SessionStart",
+                serde_json::json!({"source":"startup"}),
+            ),
+            pre_tool_use: false,
+        },
+    ]
+}
+
+/// Runs one process with `stdin` and returns its wall time (spawn to exit).
+fn time_one(program: &str, args: &[&str], stdin: &[u8], env: &Env) -> Duration {
+    let start = Instant::now();
+    let mut child = env
+        .apply(Command::new(program))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    if let Some(mut s) = child.stdin.take() {
+        // `true` exits without reading; a broken pipe is expected then.
+        let _ = s.write_all(stdin);
+    }
+    child.wait().expect("wait");
+    start.elapsed()
+}
+
+struct Env {
+    home: PathBuf,
+    oath_home: PathBuf,
+    project: PathBuf,
+}
+
+impl Env {
+    fn apply(&self, mut c: Command) -> Command {
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("OATH_HOME", &self.oath_home)
+            .env("CLAUDE_PROJECT_DIR", &self.project)
+            .current_dir(&self.project);
+        c
+    }
+}
+
+fn stats(mut v: Vec<Duration>) -> (f64, f64) {
+    v.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let median = ms(v[v.len() / 2]);
+    let p95 = ms(v[(v.len() * 95 / 100).min(v.len() - 1)]);
+    (median, p95)
+}
+
+fn measure(label: &str, cases: &[Case], env: &Env) {
+    println!("\n## {label}\n");
+    println!("| case | median ms | p95 ms | no-op median ms | ratio | targets |");
+    println!("|---|---|---|---|---|---|");
+    for case in cases {
+        // Warm up both.
+        for _ in 0..5 {
+            time_one(OATH, &["hook"], &case.payload, env);
+            time_one("true", &[], &case.payload, env);
+        }
+        let mut oath = Vec::with_capacity(RUNS);
+        let mut noop = Vec::with_capacity(RUNS);
+        for _ in 0..RUNS {
+            oath.push(time_one(OATH, &["hook"], &case.payload, env));
+            noop.push(time_one("true", &[], &case.payload, env));
+        }
+        let (m, p) = stats(oath);
+        let (nm, _) = stats(noop);
+        let ratio = m / nm;
+        let target = if case.pre_tool_use {
+            format!(
+                "median < 2 ms: {}; within 2x no-op: {}",
+                if m < 2.0 { "met" } else { "NOT met" },
+                if ratio <= 2.0 { "met" } else { "NOT met" }
+            )
+        } else {
+            String::from("-")
+        };
+        println!(
+            "| {} | {m:.3} | {p:.3} | {nm:.3} | {ratio:.2} | {target} |",
+            case.name
+        );
+    }
+}
+
+fn peak_rss_kib(case: &Case, env: &Env) -> Option<u64> {
+    let time = Path::new("/usr/bin/time");
+    if !time.exists() {
+        return None;
+    }
+    let mut child = env
+        .apply(Command::new(time))
+        .args(["-f", "%M", OATH, "hook"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(&case.payload).ok()?;
+    let out = child.wait_with_output().ok()?;
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+fn stripped_size() -> Option<u64> {
+    let dir = tempfile::tempdir().ok()?;
+    let copy = dir.path().join("oath");
+    std::fs::copy(OATH, &copy).ok()?;
+    let ok = Command::new("strip").arg(&copy).status().ok()?.success();
+    ok.then(|| std::fs::metadata(&copy).ok().map(|m| m.len()))
+        .flatten()
+}
+
+/// Fills the state with a large history: 50 domains, 100 000 audit records, 10 000 attempts.
+fn large_history(env: &Env) {
+    let project_key_dir = std::fs::read_dir(env.oath_home.join("projects"))
+        .expect("projects dir")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .next()
+        .expect("one project");
+    // Trust file with 50 domains (14 real ones + 36 named extras kept as they are).
+    let trust_path = project_key_dir.join("trust-scores.json");
+    let mut trust: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&trust_path).expect("trust file")).expect("json");
+    let domains = trust["domains"].as_object_mut().expect("domains");
+    for i in 0..50 {
+        let name = format!("extra_domain_{i:02}");
+        domains.insert(
+            name,
+            serde_json::json!({"score":0.5,"successes":10,"failures":1,"total_operations":11,"last_operated_at":"2026-11-01T00:00:00Z","is_warming_up":false,"warmup_remaining":0,"consecutive_failures":0,"pre_failure_score":null,"is_recovering":false}),
+        );
+    }
+    std::fs::write(
+        &trust_path,
+        serde_json::to_vec_pretty(&trust).expect("json"),
+    )
+    .expect("write trust");
+    // 100 000 audit records in this session's file.
+    let audit = project_key_dir
+        .join("audit")
+        .join(format!("{SESSION}.jsonl"));
+    let mut text = String::with_capacity(100_000 * 300);
+    for i in 0..100_000 {
+        text.push_str(&format!(
+            "{{\"v\":1,\"kind\":\"pre\",\"timestamp\":\"2026-11-01T00:00:00.000Z\",\"session_id\":\"{SESSION}\",\"tool_use_id\":\"toolu_h{i}\",\"tool_name\":\"Bash\",\"tool_input\":{{\"command\":\"ls -la {i}\"}},\"domain\":\"file_read\",\"risk_category\":\"low\",\"decision\":\"allow\"}}\n"
+        ));
+    }
+    std::fs::write(&audit, text).expect("write audit");
+    // 10 000 strike attempts in the seed's errors.json (no git: the @no-git folder).
+    let plan = env.project.join(".plan/@no-git");
+    std::fs::create_dir_all(&plan).expect("plan dir");
+    let attempts: Vec<serde_json::Value> = (0..10_000)
+        .map(|i| serde_json::json!({"timestamp":"2026-11-01T00:00:00Z","tool":"Bash","error":format!("Exit code 1\nerror {i}"),"status":"resolved","hash":format!("{:08x}", i)}))
+        .collect();
+    std::fs::write(
+        plan.join("errors.json"),
+        serde_json::to_vec(
+            &serde_json::json!({"attempts":attempts,"strikeCount":0,"lastErrorHash":""}),
+        )
+        .expect("json"),
+    )
+    .expect("write errors");
+}
+
+fn burst(env: &Env) -> Duration {
+    let payloads: Vec<Vec<u8>> = (0..64)
+        .map(|i| {
+            payload(
+                &env.project,
+                "PostToolUse",
+                serde_json::json!({"tool_name":"Read","tool_input":{"file_path":env.project.join("README.md")},"tool_response":{"type":"text"},"tool_use_id":format!("toolu_burst{i}")}),
+            )
+        })
+        .collect();
+    let start = Instant::now();
+    let children: Vec<_> = payloads
+        .iter()
+        .map(|p| {
+            let mut c = env
+                .apply(Command::new(OATH))
+                .arg("hook")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn");
+            c.stdin.take().expect("stdin").write_all(p).expect("write");
+            c
+        })
+        .collect();
+    for mut c in children {
+        c.wait().expect("wait");
+    }
+    start.elapsed()
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let env = Env {
+        home: dir.path().join("home"),
+        oath_home: dir.path().join("state"),
+        project: dir.path().join("project"),
+    };
+    std::fs::create_dir_all(&env.home).expect("home");
+    std::fs::create_dir_all(env.project.join("src")).expect("project");
+    std::fs::write(env.project.join("README.md"), "bench\n").expect("readme");
+    let cases = cases(&env.project);
+
+    println!(
+        "# oath hook latency ({} runs per case, interleaved with a no-op `true`)",
+        RUNS
+    );
+    println!(
+        "\nbinary: release build; machine: {} CPUs",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    );
+    measure("fresh state", &cases, &env);
+
+    large_history(&env);
+    measure(
+        "large history (50 domains, 100 000 audit records, 10 000 strike attempts)",
+        &cases,
+        &env,
+    );
+
+    println!("\n## resources\n");
+    let worst = cases
+        .iter()
+        .filter_map(|c| peak_rss_kib(c, &env).map(|k| (k, c.name)))
+        .max();
+    match worst {
+        Some((kib, name)) => println!(
+            "peak RSS (largest case: {name}): {:.1} MiB (target < 10 MiB: {})",
+            kib as f64 / 1024.0,
+            if kib < 10 * 1024 { "met" } else { "NOT met" }
+        ),
+        None => println!("peak RSS: /usr/bin/time not available"),
+    }
+    for c in &cases {
+        if let Some(kib) = peak_rss_kib(c, &env) {
+            println!("  {:32} {:.1} MiB", c.name, kib as f64 / 1024.0);
+        }
+    }
+    match stripped_size() {
+        Some(bytes) => println!(
+            "stripped binary size: {:.2} MiB",
+            bytes as f64 / (1024.0 * 1024.0)
+        ),
+        None => println!("stripped binary size: strip not available"),
+    }
+    let wall = burst(&env);
+    println!(
+        "64 parallel PostToolUse processes, one domain: {:.1} ms wall",
+        wall.as_secs_f64() * 1000.0
+    );
+}

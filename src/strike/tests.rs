@@ -1,0 +1,292 @@
+//! Tests of the hook-facing 3-strike functions on a temp project.
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::project::Env;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    project: Project,
+    cfg: StrikeConfig,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::write(root.join(".git/HEAD"), "ref: refs/heads/feat/x\n").unwrap();
+    let env = Env {
+        oath_home: Some(dir.path().join("state")),
+        ..Env::default()
+    };
+    Fixture {
+        project: Project::at(&env, root),
+        _dir: dir,
+        cfg: StrikeConfig::default(),
+    }
+}
+
+fn payload(event: &str, command: &str, error: Option<&str>) -> HookInput {
+    let mut v = json!({
+        "hook_event_name": event,
+        "session_id": "s1",
+        "tool_name": "Bash",
+        "tool_use_id": format!("toolu_{}", command.split_whitespace().next().unwrap_or("")),
+        "tool_input": {"command": command, "description": "d"},
+    });
+    if let Some(e) = error {
+        v["error"] = json!(e);
+    }
+    let Value::Object(m) = v else { unreachable!() };
+    HookInput::from_map(m, None)
+}
+
+fn fail(f: &Fixture, command: &str, error: &str, t: i64) -> Option<StrikeNotice> {
+    let mut w = Vec::new();
+    let n = on_failure(
+        &f.project,
+        &payload("PostToolUseFailure", command, Some(error)),
+        Timestamp::from_unix(t),
+        &f.cfg,
+        &mut w,
+    );
+    assert!(w.is_empty(), "{w:?}");
+    n
+}
+
+fn succeed(f: &Fixture, command: &str) {
+    let mut w = Vec::new();
+    on_success(
+        &f.project,
+        &payload("PostToolUse", command, None),
+        Timestamp::from_unix(1000),
+        &f.cfg,
+        &mut w,
+    );
+    assert!(w.is_empty(), "{w:?}");
+}
+
+fn ask(f: &Fixture, command: &str) -> Option<String> {
+    escalation_for(&f.project, "Bash", &json!({"command": command}), &f.cfg)
+}
+
+#[test]
+fn three_strikes_warn_then_escalate_then_reset_on_success() {
+    let f = fixture();
+    assert_eq!(
+        fail(&f, "npm test", "Exit code 1\nFAIL src/a.test.js (12 ms)", 1),
+        None
+    );
+    let n2 = fail(&f, "npm test", "Exit code 1\nFAIL src/a.test.js (40 ms)", 2).unwrap();
+    assert_eq!(n2.strike, 2);
+    let c2 = n2.context.unwrap();
+    assert!(
+        c2.contains("has now occurred 2 times in this branch: Exit code 1: FAIL src/a.test.js"),
+        "{c2}"
+    );
+    assert!(c2.contains("different approach"), "{c2}");
+    assert_eq!(n2.system_message, None);
+    assert_eq!(ask(&f, "npm test"), None, "strike 2 does not ask");
+
+    let n3 = fail(&f, "npm test", "Exit code 1\nFAIL src/a.test.js (7 ms)", 3).unwrap();
+    assert_eq!((n3.strike, n3.hash.as_str()), (3, n2.hash.as_str()));
+    assert!(
+        n3.context
+            .unwrap()
+            .contains("Stop and ask the user how to proceed")
+    );
+    assert!(n3.system_message.unwrap().contains(&n3.hash));
+    let reason = ask(&f, "npm   test").expect("same action (whitespace aside) is asked");
+    assert!(
+        reason.contains(&n3.hash) && reason.contains("3 times"),
+        "{reason}"
+    );
+    assert_eq!(ask(&f, "npm run build"), None, "another action is not");
+
+    succeed(&f, "npm run build");
+    assert!(
+        ask(&f, "npm test").is_some(),
+        "success of another action resets nothing"
+    );
+    succeed(&f, "npm test");
+    assert_eq!(ask(&f, "npm test"), None);
+    assert_eq!(
+        fail(&f, "npm test", "Exit code 1\nFAIL src/a.test.js (1 ms)", 4),
+        None,
+        "back to strike 1"
+    );
+
+    let log: Value =
+        serde_json::from_slice(&std::fs::read(errors_path(&f.project)).unwrap()).unwrap();
+    assert_eq!(log["attempts"].as_array().unwrap().len(), 4);
+    assert_eq!(log["strikeCount"], 1);
+    assert_eq!(log["lastErrorHash"], json!(n3.hash));
+    let statuses: Vec<&str> = log["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["resolved", "resolved", "resolved", "unresolved"]);
+    let first = &log["attempts"][0];
+    assert_eq!(first["tool"], "Bash");
+    assert_eq!(first["timestamp"], "1970-01-01T00:00:01Z");
+    assert_eq!(first["session_id"], "s1");
+    assert_eq!(first["tool_use_id"], "toolu_npm");
+    assert_eq!(first["input"], "npm test");
+    assert!(
+        first["error"]
+            .as_str()
+            .unwrap()
+            .contains("FAIL src/a.test.js (12 ms)")
+    );
+    assert!(errors_path(&f.project).ends_with(".plan/feat%2Fx/errors.json"));
+}
+
+#[test]
+fn per_call_paths_never_read_the_log() {
+    let f = fixture();
+    for t in 0..3 {
+        fail(&f, "make", "Exit code 2\nmake: *** [all] Error 2", t);
+    }
+    // A log the per-call paths would choke on if they read it.
+    std::fs::write(errors_path(&f.project), "not json").unwrap();
+    assert!(ask(&f, "make").is_some());
+    assert!(session_start_summary(&f.project, &f.cfg).is_some());
+    succeed(&f, "make");
+    assert_eq!(ask(&f, "make"), None);
+    assert_eq!(
+        std::fs::read_to_string(errors_path(&f.project)).unwrap(),
+        "not json"
+    );
+    // The next failure moves the broken log aside and keeps counting from the index.
+    let mut w = Vec::new();
+    let n = on_failure(
+        &f.project,
+        &payload(
+            "PostToolUseFailure",
+            "make",
+            Some("Exit code 2\nmake: *** [all] Error 2"),
+        ),
+        Timestamp::from_unix(9),
+        &f.cfg,
+        &mut w,
+    );
+    assert_eq!(n, None, "the success reset the count");
+    assert!(w.iter().any(|w| w.contains("moved it to")), "{w:?}");
+}
+
+#[test]
+fn a_lost_index_is_rebuilt_from_the_log() {
+    let f = fixture();
+    fail(&f, "cargo build", "error[E0308]: mismatched types", 1);
+    fail(&f, "cargo build", "error[E0308]: mismatched types", 2);
+    std::fs::remove_file(index_path(&f.project)).unwrap();
+    let n = fail(&f, "cargo build", "error[E0308]: mismatched types", 3).unwrap();
+    assert_eq!(n.strike, 3);
+    assert!(ask(&f, "cargo build").is_some());
+}
+
+#[test]
+fn session_start_summary_is_short_and_most_struck_first() {
+    let f = fixture();
+    assert_eq!(session_start_summary(&f.project, &f.cfg), None);
+    fail(&f, "a", "Exit code 1\nerror one", 1);
+    for t in 2..5 {
+        fail(&f, "b", "Exit code 1\nerror two", t);
+    }
+    for n in 0..8 {
+        let word = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen"][n];
+        fail(
+            &f,
+            &format!("c{n}"),
+            &format!("Exit code 1\nother problem {word}"),
+            10,
+        );
+    }
+    let s = session_start_summary(&f.project, &f.cfg).unwrap();
+    let lines: Vec<&str> = s.lines().collect();
+    assert!(lines[0].contains("10 unresolved tool errors"), "{s}");
+    assert!(lines[0].contains(".plan/feat%2Fx/errors.json"), "{s}");
+    assert!(
+        lines[1].contains("3 times")
+            && lines[1].contains("error two")
+            && lines[1].contains("escalated"),
+        "{s}"
+    );
+    assert!(lines.len() <= 8, "{s}");
+    assert!(s.chars().count() < 2000);
+}
+
+#[test]
+fn resolve_and_reset_clear_counts_in_both_files() {
+    let f = fixture();
+    for t in 0..3 {
+        fail(&f, "x", "Exit code 1\nboom", t);
+        fail(&f, "y", "Exit code 1\nbang", t);
+    }
+    let v = view(&f.project);
+    let hx = v.errors.attempts[0].hash.clone();
+    assert_eq!(find_hash(&v, &hx[..4]), Ok(hx.clone()));
+    assert!(find_hash(&v, "zzzz").is_err());
+    let mut w = Vec::new();
+    assert_eq!(
+        resolve(&f.project, Some(&hx), Timestamp::from_unix(50), &mut w).unwrap(),
+        vec![hx.clone()]
+    );
+    assert_eq!(ask(&f, "x"), None);
+    assert!(ask(&f, "y").is_some());
+    let v = view(&f.project);
+    assert!(
+        v.errors
+            .attempts
+            .iter()
+            .filter(|a| a.hash == hx)
+            .all(|a| a.status == "resolved")
+    );
+    assert_eq!(
+        resolve(&f.project, None, Timestamp::from_unix(60), &mut w)
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(ask(&f, "y"), None);
+    let v = view(&f.project);
+    assert!(v.index.hashes.is_empty());
+    assert_eq!(v.errors.strike_count, 0);
+    assert_eq!(v.errors.last_error_hash, "");
+    assert_eq!(v.errors.attempts.len(), 6, "history is kept");
+    assert!(w.is_empty(), "{w:?}");
+}
+
+#[test]
+fn attempts_are_bounded() {
+    let mut f = fixture();
+    f.cfg.max_attempts = 10;
+    for t in 0..25 {
+        fail(
+            &f,
+            &format!("cmd{t}"),
+            &format!("Exit code 1\nproblem {t}"),
+            t,
+        );
+    }
+    assert_eq!(view(&f.project).errors.attempts.len(), 10);
+}
+
+#[test]
+fn secrets_are_redacted_in_the_log() {
+    let f = fixture();
+    fail(
+        &f,
+        "curl -H 'Authorization: Bearer abcdef0123456789xyz' https://x",
+        "Exit code 22\nexport API_KEY=sk-live-0123456789abcdefXYZ rejected",
+        1,
+    );
+    let text = std::fs::read_to_string(errors_path(&f.project)).unwrap();
+    assert!(
+        !text.contains("abcdef0123456789xyz") && !text.contains("0123456789abcdefXYZ"),
+        "{text}"
+    );
+}
