@@ -595,3 +595,58 @@ fn extreme_but_valid_trust_values_do_not_panic() {
         );
     }
 }
+
+fn failure(session: &str, id: &str) -> Value {
+    json!({"hook_event_name":"PostToolUseFailure","session_id":session,"tool_name":"Bash",
+           "tool_use_id":id,"tool_input":{"command":"cargo build"},
+           "error":"Exit code 101\nerror[E0425]: cannot find value `x` in this scope"})
+}
+
+#[test]
+fn broken_error_log_files_do_not_stop_the_hook() {
+    // Corrupt, empty, directory: whatever the 3-strike files under .plan/ hold, failures are
+    // still answered and recorded from a fresh start.
+    let plan = |env: &TestEnv| env.project().join(".plan/@no-git");
+    for (label, content) in [
+        ("garbage", Some(&b"{\"version\":1,\"attempts\":[{"[..])),
+        ("empty", Some(&b""[..])),
+        ("array", Some(&b"[1,2]"[..])),
+        ("directory", None),
+    ] {
+        for name in ["errors.json", "strikes.json"] {
+            let env = TestEnv::new();
+            fs::create_dir_all(plan(&env)).unwrap();
+            let path = plan(&env).join(name);
+            match content {
+                Some(b) => fs::write(&path, b).unwrap(),
+                None => fs::create_dir_all(path.join("x")).unwrap(),
+            }
+            let label = format!("{name}: {label}");
+            for id in ["t1", "t2", "t3"] {
+                let run = env.hook(&failure("s", id));
+                check(&run, "PostToolUseFailure", &label);
+            }
+            let run = env.hook(&pre_bash("s", "t4", "cargo build"));
+            check(&run, "PreToolUse", &label);
+            let text = fs::read_to_string(plan(&env).join(name)).unwrap_or_default();
+            assert!(
+                serde_json::from_str::<Value>(&text).is_ok(),
+                "{label}: {name} was not rewritten as valid JSON: {}",
+                clip(&text)
+            );
+        }
+    }
+    // .plan itself is a file: nothing can be recorded, the hook still answers.
+    let env = TestEnv::new();
+    fs::write(env.project().join(".plan"), "a file").unwrap();
+    for id in ["t1", "t2", "t3"] {
+        let run = env.hook(&failure("s", id));
+        check(&run, "PostToolUseFailure", ".plan is a file");
+    }
+    let run = env.hook(&pre_bash("s", "t4", "cargo build"));
+    check_decided(&run, ".plan is a file");
+    assert_eq!(
+        fs::read_to_string(env.project().join(".plan")).unwrap(),
+        "a file"
+    );
+}
