@@ -178,9 +178,13 @@ fn redact_private_keys(s: &str) -> String {
         // The header is short: look for its closing dashes within 80 bytes only.
         let label_from = start + BEGIN.len();
         let header_close = find_within(rest, label_from, 80, "-----");
+        // A real block: the label names a private key and a line break (or an escaped one)
+        // follows the header, unlike prose that mentions `-----BEGIN … PRIVATE KEY-----`.
         let is_key = header_close.is_some_and(|close| {
             let label = &rest[label_from..close];
-            label.contains("PRIVATE KEY") || label.contains("OPENSSH")
+            let next = rest.as_bytes().get(close + 5).copied();
+            (label.contains("PRIVATE KEY") || label.contains("OPENSSH"))
+                && matches!(next, None | Some(b'\n' | b'\r' | b'\\' | b' ' | b'"'))
         });
         if !is_key {
             out.push_str(&rest[..label_from]);
@@ -409,7 +413,7 @@ pub fn is_known_token(w: &str) -> bool {
         "webhook.office.com/webhookb2/",
     ]
     .iter()
-    .any(|h| w.contains(h))
+    .any(|h| w.find(h).is_some_and(|at| w.len() >= at + h.len() + 8))
 }
 
 /// Returns the end of a value starting at `start`: the closing quote when it opens with one,
@@ -445,7 +449,7 @@ fn maskable(value: &str) -> bool {
 /// `--token 'x y'`), curl's `-u user:pass`, and `aws_secret_access_key VALUE` when VALUE is
 /// random-looking.
 fn redact_flag_values(s: &str) -> String {
-    const STOPS: &[u8] = b"\"';&|)";
+    const STOPS: &[u8] = b"\"'`;&|)";
     let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
     let mut last = 0;
@@ -478,7 +482,11 @@ fn redact_flag_values(s: &str) -> String {
             // curl -u user:password
             match value.find(':') {
                 Some(colon)
-                    if !value[colon + 1..].bytes().all(|b| b.is_ascii_digit())
+                    if colon > 0
+                        && value[..colon]
+                            .bytes()
+                            .all(|b| alnum(b) || matches!(b, b'.' | b'_' | b'-' | b'@'))
+                        && !value[colon + 1..].bytes().all(|b| b.is_ascii_digit())
                         && maskable(&value[colon + 1..]) =>
                 {
                     Some(vstart + colon + 1)
@@ -509,7 +517,7 @@ fn redact_flag_values(s: &str) -> String {
 /// Masks the value of `NAME=value`, `NAME = value`, `NAME: value`, `"NAME": "value"` and the
 /// password of `scheme://user:pass@host`.
 fn redact_assignments(s: &str) -> String {
-    const STOPS: &[u8] = b"\"';&|,})";
+    const STOPS: &[u8] = b"\"'`;&|,})";
     let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
     let mut i = 0;
@@ -577,7 +585,15 @@ fn redact_assignments(s: &str) -> String {
             }
             let (vstart, vend, resume) = value_span(bytes, k, STOPS);
             let value = &s[vstart..vend];
-            if maskable(value) {
+            // `secret = compute(x)` in code is not a secret; `password = hunter2` in an ini
+            // file is: a spaced, unquoted value must not look like an expression.
+            let expression = spaced
+                && b == b'='
+                && vstart == k
+                && value
+                    .bytes()
+                    .any(|c| matches!(c, b'(' | b'[' | b'{' | b'<'));
+            if maskable(value) && !expression {
                 out.push_str(&s[last..vstart]);
                 out.push_str(MASK);
                 last = vend;
@@ -614,6 +630,10 @@ mod tests {
                 "export API_KEY=[REDACTED] && ./deploy",
             ),
             ("PASSWORD=hunter22 mysql", "PASSWORD=[REDACTED] mysql"),
+            (
+                "`export API_KEY=abc123`, x",
+                "`export API_KEY=[REDACTED]`, x",
+            ),
             (
                 "https://user:s3cret@example.com/x",
                 "https://user:[REDACTED]@example.com/x",
@@ -676,6 +696,10 @@ mod tests {
             "pip install scikit-learn",
             "ssh user@host.example.com",
             "https://example.com:8443/path@v1",
+            "date -u +%Y-%m-%dT%H:%M:%SZ",
+            "let secret_key = is_secret_name(k);",
+            "/// Masks `-----BEGIN … PRIVATE KEY-----` blocks up to their END line",
+            "const HOOKS: &str = \"hooks.slack.com/services/\";",
         ] {
             assert_eq!(redact_str(s), s, "{s}");
         }
