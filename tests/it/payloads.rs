@@ -86,7 +86,15 @@ fn every_shared_fixture_answers_validly_through_the_binary() {
             let run = env.hook_raw(&bytes, None);
             let name = file.file_name().unwrap().to_string_lossy().into_owned();
             check_run(&run, Some(event), &name);
-            assert_eq!(run.code, Some(0), "{name}: {}", clip(&run.stderr));
+            // Exit 0 everywhere, except the protocol's deny (JSON deny plus exit 2), which a
+            // destructive fixture command such as `rm -rf` in the compound Bash case earns.
+            let deny = run.decision().as_deref() == Some("deny");
+            assert_eq!(
+                run.code,
+                Some(if deny { 2 } else { 0 }),
+                "{name}: {}",
+                clip(&run.stderr)
+            );
             seen += 1;
         }
     }
