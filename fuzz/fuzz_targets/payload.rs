@@ -26,14 +26,15 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     *runs += 1;
-    // The first byte picks the event named on the command line (or none); the rest is stdin.
+    // Input starting like JSON is stdin as it is (so hook payloads seed the corpus);
+    // otherwise the first byte picks the event named on the command line and the rest is stdin.
     let (hint, payload) = match data.split_first() {
+        Some((b'{' | b' ' | b'\n', _)) | None => (None, data),
         Some((&b, rest)) => {
             let known = EventName::KNOWN;
             let hint = known.get(usize::from(b) % (known.len() + 1)).copied();
             (hint, rest)
         }
-        None => (None, data),
     };
     let ctx = Ctx {
         env: Env {
