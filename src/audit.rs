@@ -65,9 +65,6 @@ fn cap_long_strings(v: &mut Value) {
 
 /// Returns a value safe to log: long strings cut (keeping their size and sha256), secrets
 /// redacted.
-///
-/// Long strings are redacted before they are cut, so a secret straddling the cut (and no
-/// longer recognisable in the kept head) is not logged in part.
 pub fn loggable(v: &Value) -> Value {
     let mut out = shrink(v, 0);
     redact::redact_value(&mut out);
@@ -79,10 +76,7 @@ fn shrink(v: &Value, depth: usize) -> Value {
         return json!("[... nested too deep]");
     }
     match v {
-        Value::String(s) if s.len() > MAX_STRING_BYTES => {
-            let redacted = redact::redact_str(s);
-            Value::String(truncate_redacted(&redacted, s))
-        }
+        Value::String(s) if s.len() > MAX_STRING_BYTES => Value::String(truncate_with_digest(s)),
         Value::Array(items) => Value::Array(items.iter().map(|i| shrink(i, depth + 1)).collect()),
         Value::Object(map) => Value::Object(
             map.iter()
@@ -93,23 +87,27 @@ fn shrink(v: &Value, depth: usize) -> Value {
     }
 }
 
-/// Cuts a long string to its head, followed by a marker naming its size and sha256.
-pub fn truncate_with_digest(s: &str) -> String {
-    truncate_redacted(s, s)
-}
+/// Bytes past the cut redacted with the head, so a secret the cut goes through is still
+/// recognised: half a token no longer looks like one.
+const REDACT_LOOKAHEAD_BYTES: usize = 1024;
 
-/// Cuts `shown` to its head, followed by a marker naming the size and sha256 of `original`.
-fn truncate_redacted(shown: &str, original: &str) -> String {
-    let mut cut = MAX_STRING_BYTES.min(shown.len());
-    while !shown.is_char_boundary(cut) {
+/// Cuts a long string to its (redacted) head, followed by a marker naming its size and sha256.
+pub fn truncate_with_digest(s: &str) -> String {
+    let mut window = (MAX_STRING_BYTES + REDACT_LOOKAHEAD_BYTES).min(s.len());
+    while !s.is_char_boundary(window) {
+        window -= 1;
+    }
+    let head = redact::redact_str(&s[..window]);
+    let mut cut = MAX_STRING_BYTES.min(head.len());
+    while !head.is_char_boundary(cut) {
         cut -= 1;
     }
-    let digest = Sha256::digest(original.as_bytes());
+    let digest = Sha256::digest(s.as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     format!(
         "{}[... truncated by oath: {} bytes, sha256 {hex}]",
-        &shown[..cut],
-        original.len()
+        &head[..cut],
+        s.len()
     )
 }
 
@@ -124,6 +122,27 @@ pub fn fields<T: Serialize>(value: &T) -> Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_field_is_capped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut f = Map::new();
+        f.insert("session_id".into(), json!("é".repeat(100_000)));
+        append(&path, "event", Timestamp::from_unix(0), f).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.len() < MAX_FIELD_BYTES + 200, "{}", text.len());
+        assert!(text.contains("truncated by oath: 200000 bytes"));
+    }
+
+    #[test]
+    fn a_secret_across_the_cut_is_not_logged_in_part() {
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        let text = format!("{}{token}{}", "x ".repeat(1015), " y".repeat(2000));
+        let out = loggable(&json!(text));
+        let s = out.as_str().unwrap();
+        assert!(!s.contains("ghp_0123"), "{}", &s[2000..]);
+    }
 
     #[test]
     fn records_are_single_lines_with_version_and_redaction() {
@@ -143,15 +162,16 @@ mod tests {
     }
 
     #[test]
-    fn every_field_is_capped() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.jsonl");
-        let mut f = Map::new();
-        f.insert("session_id".into(), json!("é".repeat(100_000)));
-        append(&path, "event", Timestamp::from_unix(0), f).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.len() < MAX_FIELD_BYTES + 200, "{}", text.len());
-        assert!(text.contains("truncated by oath: 200000 bytes"));
+    fn a_secret_the_cut_goes_through_is_masked() {
+        let text = format!(
+            "{}ghp_0123456789abcdefghijABCDEFGHIJ012345 {}",
+            " ".repeat(MAX_STRING_BYTES - 18),
+            "z".repeat(5000)
+        );
+        let out = loggable(&json!(text));
+        let s = out.as_str().unwrap();
+        assert!(s.contains("truncated by oath"), "{s}");
+        assert!(!s.contains("ghp_0123"), "part of a token kept");
     }
 
     #[test]
@@ -161,14 +181,5 @@ mod tests {
         let s = out["content"].as_str().unwrap();
         assert!(s.len() < 2200);
         assert!(s.contains("10000 bytes, sha256 "));
-    }
-
-    #[test]
-    fn a_secret_across_the_cut_is_not_logged_in_part() {
-        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
-        let text = format!("{}{token}{}", "x ".repeat(1015), " y".repeat(2000));
-        let out = loggable(&json!(text));
-        let s = out.as_str().unwrap();
-        assert!(!s.contains("ghp_0123"), "{}", &s[2000..]);
     }
 }

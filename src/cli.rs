@@ -52,7 +52,15 @@ pub enum Command {
 }
 
 /// Parses the process arguments and runs the command.
+///
+/// With no arguments at all and stdin not a terminal, oath answers a hook payload, as
+/// `oath hook` would: a Claude Code older than 2.1.139 ignores the `args` of an exec-form
+/// handler and runs the bare binary, and a usage error (exit 2) there would block every tool
+/// call.
 pub fn main() -> ExitCode {
+    if std::env::args_os().len() == 1 && !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        return cmd::hook::run(cmd::hook::HookArgs { event: None });
+    }
     let cli = Cli::parse();
     run(cli)
 }

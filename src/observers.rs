@@ -64,11 +64,46 @@ const SWEEP_INTERVAL: Duration = Duration::from_secs(3600);
 const SWEEP_MAX_ENTRIES: usize = 5000;
 
 /// `postToolUse:` in the config; the seed's block pastes in unchanged.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+///
+/// A section that does not fit the schema (a list without `commands:`, an unknown key) is read
+/// as no commands plus its `problem`, which is reported: the rest of the configuration (the
+/// gate's rules, trust, strikes) keeps working.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PostToolUseConfig {
     /// Commands, run in config order.
     pub commands: Vec<ObserverCommand>,
+    /// Why the section could not be read, when it could not (no command then runs).
+    #[serde(skip)]
+    pub problem: Option<String>,
+}
+
+/// The schema of the section, as written in the file.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawPostToolUseConfig {
+    commands: Vec<ObserverCommand>,
+}
+
+impl<'de> Deserialize<'de> for PostToolUseConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        if value.is_null() {
+            return Ok(Self::default());
+        }
+        Ok(
+            match serde_json::from_value::<RawPostToolUseConfig>(value) {
+                Ok(r) => Self {
+                    commands: r.commands,
+                    problem: None,
+                },
+                Err(e) => Self {
+                    commands: Vec::new(),
+                    problem: Some(e.to_string()),
+                },
+            },
+        )
+    }
 }
 
 /// Which tool outcomes trigger a command.
@@ -95,7 +130,11 @@ impl On {
 }
 
 /// One observer command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+///
+/// An entry that does not fit the schema (an unknown key, a bad `on`, a wrong type) is still
+/// read, as a command carrying its `problem`: it is reported and skipped, and the rest of the
+/// configuration keeps working instead of the whole file being refused.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ObserverCommand {
     /// Glob on the tool name (`AskUserQuestion`, `*Search*`, `mcp__github__*`, `*`); default
@@ -115,6 +154,45 @@ pub struct ObserverCommand {
     /// Which outcomes trigger it: success (default), failure or both.
     #[serde(default)]
     pub on: On,
+    /// Why the entry could not be read, when it could not (it is then skipped).
+    #[serde(skip)]
+    pub problem: Option<String>,
+}
+
+/// The schema of one entry, as written in the file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawObserverCommand {
+    #[serde(default = "any_tool")]
+    tool: String,
+    #[serde(default)]
+    run: Option<String>,
+    #[serde(default, rename = "async")]
+    is_async: bool,
+    #[serde(default = "default_timeout")]
+    timeout: u64,
+    #[serde(default)]
+    on: On,
+}
+
+impl<'de> Deserialize<'de> for ObserverCommand {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        Ok(match serde_json::from_value::<RawObserverCommand>(value) {
+            Ok(r) => Self {
+                tool: r.tool,
+                run: r.run,
+                is_async: r.is_async,
+                timeout: r.timeout,
+                on: r.on,
+                problem: None,
+            },
+            Err(e) => Self {
+                problem: Some(e.to_string()),
+                ..Self::default()
+            },
+        })
+    }
 }
 
 fn any_tool() -> String {
@@ -133,6 +211,7 @@ impl Default for ObserverCommand {
             is_async: false,
             timeout: DEFAULT_TIMEOUT_SECS,
             on: On::Success,
+            problem: None,
         }
     }
 }
@@ -180,6 +259,9 @@ impl ObserverCommand {
 
     /// Returns the compiled filter, or the first problem making the command unusable.
     fn matcher(&self) -> Result<ToolMatcher, String> {
+        if let Some(p) = &self.problem {
+            return Err(format!("cannot be read ({p})"));
+        }
         self.script()?;
         if self.timeout == 0 {
             return Err("has `timeout: 0`; it must be at least 1 second".into());
@@ -191,14 +273,19 @@ impl ObserverCommand {
 impl PostToolUseConfig {
     /// Returns problems of single commands (they are skipped at hook time).
     pub fn validate(&self) -> Vec<String> {
-        self.commands
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| {
+        let section = self.problem.as_ref().map(|p| {
+            format!(
+                "postToolUse cannot be read ({p}); no command after tools runs \
+                 (expected `postToolUse: {{commands: [{{tool, run, ...}}]}}`)"
+            )
+        });
+        section
+            .into_iter()
+            .chain(self.commands.iter().enumerate().filter_map(|(i, c)| {
                 c.matcher()
                     .err()
                     .map(|p| format!("postToolUse.commands[{i}] {p}; it is skipped"))
-            })
+            }))
             .collect()
     }
 }
@@ -652,13 +739,24 @@ fn kill_group(child: &mut Child) -> io::Result<ExitStatus> {
     }
 }
 
-/// Returns the first [`OUTPUT_HEAD_BYTES`] of a file as text, and the file's size.
+/// Bytes read past the head so that a secret the head's end cuts through is still recognised
+/// (and masked) before the cut: half a token no longer looks like one.
+const REDACT_LOOKAHEAD_BYTES: usize = 1024;
+
+/// Returns the first [`OUTPUT_HEAD_BYTES`] of a file as redacted text, and the file's size.
 fn head(file: &mut File) -> io::Result<(String, u64)> {
     let size = file.metadata()?.len();
     file.seek(SeekFrom::Start(0))?;
-    let mut buf = Vec::with_capacity(OUTPUT_HEAD_BYTES.min(size as usize));
-    file.take(OUTPUT_HEAD_BYTES as u64).read_to_end(&mut buf)?;
-    Ok((String::from_utf8_lossy(&buf).into_owned(), size))
+    let want = OUTPUT_HEAD_BYTES + REDACT_LOOKAHEAD_BYTES;
+    let mut buf = Vec::with_capacity(want.min(size as usize));
+    file.take(want as u64).read_to_end(&mut buf)?;
+    let text = String::from_utf8_lossy(&buf);
+    let text = crate::redact::redact_str(&text);
+    let mut cut = OUTPUT_HEAD_BYTES.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Ok((text[..cut].to_owned(), size))
 }
 
 /// Deletes old output files and logs, at most once per [`SWEEP_INTERVAL`] (a marker file's
@@ -739,13 +837,31 @@ commands:
     }
 
     #[test]
-    fn unknown_on_value_is_refused() {
+    fn an_entry_that_does_not_fit_is_skipped_and_the_rest_of_the_config_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".oath.yaml");
+        fs::write(
+            &path,
+            "on_error: deny\npostToolUse:\n  commands:\n    - run: x\n      on: sometimes\n    - command: typo-for-run\n    - run: 'true'\n      timeout: 60s\n    - run: ok\n",
+        )
+        .unwrap();
+        let loaded = crate::config::Config::load(None, Some(&path)).expect("the file loads");
+        assert_eq!(loaded.config.on_error, crate::config::OnError::Deny);
+        let c = &loaded.config.post_tool_use;
+        assert_eq!(c.commands.len(), 4);
+        assert_eq!(c.commands[3].script(), Ok("ok"));
+        let w = &loaded.warnings;
+        assert_eq!(w.len(), 3, "{w:?}");
         assert!(
-            serde_saphyr::from_str::<PostToolUseConfig>(
-                "commands:\n  - run: x\n    on: sometimes\n"
-            )
-            .is_err()
+            w[0].starts_with("postToolUse.commands[0] cannot be read (unknown variant `sometimes`"),
+            "{w:?}"
         );
+        assert!(
+            w[1].contains("commands[1] cannot be read (unknown field `command`"),
+            "{w:?}"
+        );
+        assert!(w[2].contains("commands[2] cannot be read ("), "{w:?}");
+        assert!(w.iter().all(|w| w.ends_with("; it is skipped")), "{w:?}");
     }
 
     #[test]
@@ -882,6 +998,47 @@ commands:
         aged(&outputs.join("old2.out"), 25);
         sweep_old_files(dir.path());
         assert!(outputs.join("old2.out").exists());
+    }
+
+    #[test]
+    fn a_secret_cut_by_the_end_of_the_kept_head_is_still_masked() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = run_sync(
+            "printf '%2030s' '' >&2; printf 'ghp_0123456789abcdefghijABCDEFGHIJ012345 more\\n' >&2",
+            dir.path(),
+            &[],
+            Duration::from_secs(30),
+        )
+        .unwrap();
+        assert!(r.stderr.len() <= OUTPUT_HEAD_BYTES);
+        let logged = audit::loggable(&json!(r.stderr));
+        let logged = logged.as_str().unwrap();
+        assert!(
+            !logged.contains("ghp_0123"),
+            "part of a token kept: {logged:?}"
+        );
+    }
+
+    #[test]
+    fn a_section_that_does_not_fit_is_reported_and_the_rest_of_the_config_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".oath.yaml");
+        // `commands:` forgotten: the entries sit directly under `postToolUse`.
+        fs::write(
+            &path,
+            "on_error: deny\npostToolUse:\n  - tool: Bash\n    run: echo hi\n",
+        )
+        .unwrap();
+        let loaded = crate::config::Config::load(None, Some(&path)).expect("the file loads");
+        assert_eq!(loaded.config.on_error, crate::config::OnError::Deny);
+        assert!(loaded.config.post_tool_use.commands.is_empty());
+        let w = &loaded.warnings;
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("postToolUse cannot be read ("), "{w:?}");
+        // An empty section is simply no commands.
+        fs::write(&path, "postToolUse:\n").unwrap();
+        let loaded = crate::config::Config::load(None, Some(&path)).unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
     }
 
     #[test]

@@ -134,7 +134,60 @@ pub fn redact_value(v: &mut Value) -> bool {
 }
 
 /// Redacts secrets in a text; borrows when nothing was found.
+///
+/// Colour codes glue themselves to the words around them (`ESC[1mghp_…`, `ESC[32mAPI_KEY
+/// ESC[0m=…`) and hide tokens and names from the scanner, so a text with escapes is scanned
+/// without them; when it holds a secret, the redacted text without colours replaces it.
 pub fn redact_str(s: &str) -> Cow<'_, str> {
+    if s.contains('\u{1b}') {
+        let plain = strip_ansi(s);
+        return match redact_plain(&plain) {
+            Cow::Owned(r) => Cow::Owned(r),
+            Cow::Borrowed(_) => Cow::Borrowed(s),
+        };
+    }
+    redact_plain(s)
+}
+
+/// Removes ANSI escape sequences (CSI, OSC and two-byte escapes).
+pub fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('[') => {
+                // Parameters and intermediates, then one final byte in 0x40..=0x7e.
+                for n in chars.by_ref() {
+                    if ('\u{40}'..='\u{7e}').contains(&n) {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                // Operating system command: up to BEL or ESC \.
+                while let Some(n) = chars.next() {
+                    if n == '\u{7}' {
+                        break;
+                    }
+                    if n == '\u{1b}' {
+                        if chars.peek() == Some(&'\\') {
+                            chars.next();
+                        }
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn redact_plain(s: &str) -> Cow<'_, str> {
     if !might_hold_secret(s) {
         return Cow::Borrowed(s);
     }
@@ -611,6 +664,19 @@ fn redact_assignments(s: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn coloured_secrets_are_found() {
+        let text = "\u{1b}[1mghp_0123456789abcdefghijABCDEFGHIJ012345\u{1b}[0m and \u{1b}[32mPASSWORD\u{1b}[0m=hunter2hunter2";
+        let r = redact_str(text);
+        assert!(!r.contains("ghp_0123"), "{r:?}");
+        assert!(!r.contains("hunter2"), "{r:?}");
+        let plain = "\u{1b}[31mbuild failed\u{1b}[0m";
+        assert!(
+            matches!(redact_str(plain), Cow::Borrowed(_)),
+            "no secret: colours kept"
+        );
+    }
 
     #[test]
     fn token_formats_are_masked() {

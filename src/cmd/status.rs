@@ -1,16 +1,317 @@
-//! `oath status`.
+//! `oath status`: trust per domain as it is now (idle decay applied on read, nothing written).
 
 use std::process::ExitCode;
 
-use crate::error::{CliError, Result};
+use serde_json::{Map, Value, json};
 
-/// Arguments of `oath status`.
+use crate::classify::{Classification, Domain, Risk};
+use crate::clock::Timestamp;
+use crate::config::Config;
+use crate::decide::{self, Inputs};
+use crate::error::{CliError, Result};
+use crate::phase::Phase;
+use crate::project::{Env, Project};
+use crate::state::{self, ReadOutcome};
+use crate::trust::{DomainTrust, TrustFile, TrustParams, effective};
+use crate::ui;
+
+/// Version of the `--json` output.
+pub const JSON_VERSION: u32 = 1;
+
+/// Show trust per domain.
 #[derive(Debug, clap::Args)]
-pub struct StatusArgs {}
+#[command(after_help = "\
+Scores are the effective scores now: a domain idle longer than the hibernation period shows
+its decayed score. Reading never changes oath's state.
+
+Examples:
+  oath status                  every domain of this project
+  oath status shell_exec       one domain
+  oath status --oneline        one line, as /quick-load shows it ([R] = recovering)
+  oath status --json           for scripts")]
+pub struct StatusArgs {
+    /// Show only this domain (file_read, shell_exec, git_local, ...)
+    pub domain: Option<String>,
+    /// Print one line: `Trust: file_read=0.72 shell_exec=0.45[R] ...`
+    #[arg(long, conflicts_with = "json")]
+    pub oneline: bool,
+    /// Print JSON for scripts
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Runs `oath status`.
-pub fn run(_args: &StatusArgs) -> Result<ExitCode> {
-    Err(CliError::new(
-        "`oath status` is not available in this build yet",
-    ))
+pub fn run(args: &StatusArgs) -> Result<ExitCode> {
+    let env = Env::from_process();
+    let project = Project::resolve(&env, None);
+    let config = match Config::load(
+        env.user_config_path().as_deref(),
+        Some(&project.config_file()),
+    ) {
+        Ok(l) => l.config,
+        Err(e) => {
+            ui::warn(&format!(
+                "configuration problem, using the default parameters: {e}"
+            ));
+            Config::default()
+        }
+    };
+    let params = &config.trust;
+    let now = Timestamp::now();
+    let file = match state::read_json::<TrustFile>(&project.trust_file()) {
+        ReadOutcome::Ok(f) => Some(f),
+        ReadOutcome::Missing => None,
+        ReadOutcome::Corrupt(why) => {
+            return Err(CliError::new(format!(
+                "{} is unreadable: {why}",
+                project.trust_file().display()
+            ))
+            .hint("the next hook update moves it aside and starts from the initial scores"));
+        }
+    };
+    if let Some(d) = &args.domain
+        && Domain::parse(d).is_none()
+        && !file.as_ref().is_some_and(|f| f.domains.contains_key(d))
+    {
+        let names: Vec<&str> = Domain::ALL.iter().map(|d| d.as_str()).collect();
+        return Err(CliError::new(format!("unknown domain {d:?}"))
+            .hint(format!("domains are: {}", names.join(", "))));
+    }
+    let phase = Phase::read(&project.phase_file());
+    let rows = rows(file.as_ref(), args.domain.as_deref(), now, params);
+    if args.json {
+        ui::out(&to_json(&project, phase, file.as_ref(), &rows).to_string());
+    } else if args.oneline {
+        ui::out(&oneline(file.is_some(), &rows));
+    } else {
+        human(
+            &project,
+            phase,
+            file.as_ref(),
+            args.domain.as_deref(),
+            &rows,
+        );
+        if let (Some(name), Some(row), Some(_)) = (args.domain.as_deref(), rows.first(), &file)
+            && let Some(domain) = Domain::parse(name)
+        {
+            estimates(domain, row.now.score, phase, &config);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One domain as shown: its effective state now.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// Domain name.
+    pub name: String,
+    /// Effective state now.
+    pub now: DomainTrust,
+    /// Score as stored (before idle decay).
+    pub stored: f64,
+    /// Whether the domain was never operated (shown at the initial score).
+    pub fresh: bool,
+}
+
+/// Returns the rows to show, highest score first (`_global` last when it never operated).
+pub fn rows(
+    file: Option<&TrustFile>,
+    only: Option<&str>,
+    now: Timestamp,
+    params: &TrustParams,
+) -> Vec<Row> {
+    let mut out: Vec<Row> = Vec::new();
+    if let Some(f) = file {
+        for (name, d) in &f.domains {
+            if only.is_some_and(|o| o != name) {
+                continue;
+            }
+            if only.is_none() && name == "_global" && d.total_operations == 0 {
+                continue;
+            }
+            out.push(Row {
+                name: name.clone(),
+                now: effective(d, now, params),
+                stored: d.score,
+                fresh: false,
+            });
+        }
+    }
+    if let Some(o) = only
+        && out.is_empty()
+    {
+        out.push(Row {
+            name: o.to_owned(),
+            now: DomainTrust::new(params),
+            stored: params.initial_score,
+            fresh: true,
+        });
+    }
+    out.sort_by(|a, b| {
+        b.now
+            .score
+            .total_cmp(&a.now.score)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    out
+}
+
+/// Returns the `--oneline` text.
+pub fn oneline(initialized: bool, rows: &[Row]) -> String {
+    if !initialized || rows.is_empty() {
+        return "Trust: uninitialized".into();
+    }
+    let parts: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{}={:.2}{}",
+                r.name,
+                r.now.score,
+                if r.now.is_recovering { "[R]" } else { "" }
+            )
+        })
+        .collect();
+    format!("Trust: {}", parts.join(" "))
+}
+
+/// Returns a ten-cell bar for a score in [0, 1].
+pub fn bar(score: f64) -> String {
+    // Rounded as printed first, so 0.3997 (shown 0.40) gets four cells.
+    let shown = (score.clamp(0.0, 1.0) * 100.0).round();
+    let filled = ((shown / 10.0).floor() as usize).min(10);
+    format!("{}{}", "█".repeat(filled), "░".repeat(10 - filled))
+}
+
+fn human(
+    project: &Project,
+    phase: Option<Phase>,
+    file: Option<&TrustFile>,
+    only: Option<&str>,
+    rows: &[Row],
+) {
+    let phase = phase.map_or("none".to_owned(), |p| p.as_str().to_owned());
+    let Some(file) = file else {
+        ui::out(&format!("Project: {}", project.root.display()));
+        ui::out(&format!("Phase:   {phase}"));
+        ui::out("");
+        ui::out(
+            "No trust data yet: oath starts every domain at the initial score and learns from each tool call.",
+        );
+        ui::out(
+            "Run a Claude Code session with oath installed (`oath install`), or try `oath demo`.",
+        );
+        return;
+    };
+    ui::out(&format!("Project: {}", project.root.display()));
+    ui::out(&format!(
+        "Phase:   {phase}  |  {}",
+        ui::plural(
+            usize::try_from(file.global_operation_count).unwrap_or(usize::MAX),
+            "operation",
+            "operations"
+        )
+    ));
+    if rows.is_empty() && only.is_none() {
+        ui::out("");
+        ui::out("No domain has been operated yet.");
+    }
+    for r in rows {
+        let d = &r.now;
+        ui::out("");
+        ui::out(&format!("Domain: {}", r.name));
+        let decayed = if (r.stored - d.score).abs() > 1e-12 {
+            format!("  (idle decay from {:.2})", r.stored)
+        } else {
+            String::new()
+        };
+        ui::out(&format!(
+            "  Score:       {:.2}  {}{decayed}",
+            d.score,
+            bar(d.score)
+        ));
+        if r.fresh {
+            ui::out("  (no operations yet: the initial score)");
+            continue;
+        }
+        ui::out(&format!("  Successes:   {}", d.successes));
+        ui::out(&format!("  Failures:    {}", d.failures));
+        ui::out(&format!("  Consecutive: {}", d.consecutive_failures));
+        match (d.is_recovering, d.pre_failure_score) {
+            (true, Some(target)) => ui::out(&format!("  Recovering:  yes → {target:.2}")),
+            _ => ui::out("  Recovering:  no"),
+        }
+        if d.is_warming_up {
+            ui::out(&format!("  Warmup:      yes ({} left)", d.warmup_remaining));
+        } else {
+            ui::out("  Warmup:      no");
+        }
+        if let Some(last) = &d.last_operated_at {
+            ui::out(&format!("  Last used:   {last}"));
+        }
+    }
+}
+
+/// Prints what oath would decide in this domain at its trust now, per risk level (no rules,
+/// no 3-strike escalation), computed by the gate's own [`decide::decide`].
+fn estimates(domain: Domain, trust: f64, phase: Option<Phase>, config: &Config) {
+    ui::out("");
+    ui::out(&format!(
+        "  Decisions at this trust{} (before rules and 3-strike):",
+        phase.map_or(String::new(), |p| format!(" in the {p} phase"))
+    ));
+    for risk in [Risk::Low, Risk::Medium, Risk::High, Risk::Critical] {
+        let class = Classification::single("", domain, risk, "status", "estimate");
+        let v = decide::decide(&Inputs {
+            class: &class,
+            trust,
+            phase,
+            rule: None,
+            strike: None,
+            weights: &config.risk,
+            thresholds: &config.autonomy,
+        });
+        ui::out(&format!(
+            "    {:<9} autonomy {:.2}  {}",
+            risk.as_str(),
+            v.autonomy,
+            v.decision.as_str()
+        ));
+    }
+}
+
+fn to_json(
+    project: &Project,
+    phase: Option<Phase>,
+    file: Option<&TrustFile>,
+    rows: &[Row],
+) -> Value {
+    let mut domains = Map::new();
+    for r in rows {
+        let d = &r.now;
+        domains.insert(
+            r.name.clone(),
+            json!({
+                "score": d.score,
+                "stored_score": r.stored,
+                "successes": d.successes,
+                "failures": d.failures,
+                "total_operations": d.total_operations,
+                "consecutive_failures": d.consecutive_failures,
+                "is_recovering": d.is_recovering,
+                "pre_failure_score": d.pre_failure_score,
+                "is_warming_up": d.is_warming_up,
+                "warmup_remaining": d.warmup_remaining,
+                "last_operated_at": d.last_operated_at,
+            }),
+        );
+    }
+    json!({
+        "version": JSON_VERSION,
+        "project": project.root,
+        "phase": phase,
+        "initialized": file.is_some(),
+        "global_operation_count": file.map_or(0, |f| f.global_operation_count),
+        "domains": domains,
+    })
 }

@@ -221,23 +221,29 @@ pub fn on_failure(
                         // A lost log does not wipe the counts the index still holds.
                         errors.seq = index.seq;
                     }
+                    if store::already_recorded(errors, failure.attempt.tool_use_id.as_deref()) {
+                        // A second fire of the same call: counted already, told already.
+                        return (false, None);
+                    }
                     let count =
                         store::record_failure(index, errors, failure, cfg.max_attempts.max(1));
-                    (true, count)
+                    (true, Some(count))
                 },
             );
             match r {
-                Ok(count) => (true, Ok(count)),
+                Ok(Some(count)) => (true, Ok(Some(count))),
+                Ok(None) => (false, Ok(None)),
                 Err(e) => (false, Err(e)),
             }
         },
     );
     warnings.append(&mut inner_warnings);
     match result {
-        Ok(Ok(count)) => {
+        Ok(Ok(Some(count))) => {
             let n = notice(&tool, &hash, count, &headline);
             (count >= store::WARN_AT).then_some(n)
         }
+        Ok(Ok(None)) => None,
         Ok(Err(e)) | Err(e) => {
             warnings.push(format!("3-strike: failure not recorded: {e}"));
             None

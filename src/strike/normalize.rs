@@ -22,43 +22,7 @@ pub const MAX_SUMMARY_CHARS: usize = 200;
 /// Longest headline (the "first line" of an error shown to people and the model).
 pub const MAX_HEADLINE_CHARS: usize = 160;
 
-/// Removes ANSI escape sequences (CSI, OSC and two-byte escapes).
-pub fn strip_ansi(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('[') => {
-                // Parameters and intermediates, then one final byte in 0x40..=0x7e.
-                for n in chars.by_ref() {
-                    if ('\u{40}'..='\u{7e}').contains(&n) {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                // Operating system command: up to BEL or ESC \.
-                while let Some(n) = chars.next() {
-                    if n == '\u{7}' {
-                        break;
-                    }
-                    if n == '\u{1b}' {
-                        if chars.peek() == Some(&'\\') {
-                            chars.next();
-                        }
-                        break;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
+pub use crate::redact::strip_ansi;
 
 /// Temp directory prefixes and how many path components after each are random.
 const TEMP_PREFIXES: &[(&str, usize)] = &[

@@ -359,6 +359,19 @@ pub fn trim(errors: &mut ErrorsFile, max: usize) {
     errors.attempts.drain(..excess);
 }
 
+/// Returns whether the log already holds an attempt of this tool call: Claude Code runs a
+/// plugin's copy of a hook separately from the settings' copy, so one failure can reach oath
+/// twice, and it must count once.
+pub fn already_recorded(errors: &ErrorsFile, tool_use_id: Option<&str>) -> bool {
+    tool_use_id.is_some_and(|id| {
+        !id.is_empty()
+            && errors
+                .attempts
+                .iter()
+                .any(|a| a.tool_use_id.as_deref() == Some(id))
+    })
+}
+
 /// Records a failure in both files; returns the new strike count of its hash.
 pub fn record_failure(
     index: &mut Index,

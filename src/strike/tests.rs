@@ -27,12 +27,12 @@ fn fixture() -> Fixture {
     }
 }
 
-fn payload(event: &str, command: &str, error: Option<&str>) -> HookInput {
+fn payload(event: &str, command: &str, error: Option<&str>, t: i64) -> HookInput {
     let mut v = json!({
         "hook_event_name": event,
         "session_id": "s1",
         "tool_name": "Bash",
-        "tool_use_id": format!("toolu_{}", command.split_whitespace().next().unwrap_or("")),
+        "tool_use_id": format!("toolu_{}_{t}", command.split_whitespace().next().unwrap_or("")),
         "tool_input": {"command": command, "description": "d"},
     });
     if let Some(e) = error {
@@ -46,7 +46,7 @@ fn fail(f: &Fixture, command: &str, error: &str, t: i64) -> Option<StrikeNotice>
     let mut w = Vec::new();
     let n = on_failure(
         &f.project,
-        &payload("PostToolUseFailure", command, Some(error)),
+        &payload("PostToolUseFailure", command, Some(error), t),
         Timestamp::from_unix(t),
         &f.cfg,
         &mut w,
@@ -59,7 +59,7 @@ fn succeed(f: &Fixture, command: &str) {
     let mut w = Vec::new();
     on_success(
         &f.project,
-        &payload("PostToolUse", command, None),
+        &payload("PostToolUse", command, None, 1000),
         Timestamp::from_unix(1000),
         &f.cfg,
         &mut w,
@@ -133,7 +133,7 @@ fn three_strikes_warn_then_escalate_then_reset_on_success() {
     assert_eq!(first["tool"], "Bash");
     assert_eq!(first["timestamp"], "1970-01-01T00:00:01Z");
     assert_eq!(first["session_id"], "s1");
-    assert_eq!(first["tool_use_id"], "toolu_npm");
+    assert_eq!(first["tool_use_id"], "toolu_npm_1");
     assert_eq!(first["input"], "npm test");
     assert!(
         first["error"]
@@ -168,6 +168,7 @@ fn per_call_paths_never_read_the_log() {
             "PostToolUseFailure",
             "make",
             Some("Exit code 2\nmake: *** [all] Error 2"),
+            9,
         ),
         Timestamp::from_unix(9),
         &f.cfg,
@@ -281,12 +282,50 @@ fn secrets_are_redacted_in_the_log() {
     fail(
         &f,
         "curl -H 'Authorization: Bearer abcdef0123456789xyz' https://x",
-        "Exit code 22\nexport API_KEY=sk-live-0123456789abcdefXYZ rejected",
+        "Exit code 22\nexport API_KEY=sk-live-0123456789abcdefXYZ rejected\n\u{1b}[1mghp_0123456789abcdefghijABCDEFGHIJ012345\u{1b}[0m",
         1,
     );
     let text = std::fs::read_to_string(errors_path(&f.project)).unwrap();
     assert!(
-        !text.contains("abcdef0123456789xyz") && !text.contains("0123456789abcdefXYZ"),
+        !text.contains("abcdef0123456789xyz")
+            && !text.contains("0123456789abcdefXYZ")
+            && !text.contains("ghp_0123"),
         "{text}"
     );
+}
+
+#[test]
+fn a_second_fire_of_the_same_failed_call_counts_once() {
+    // A plugin's copy of the hook and the settings' copy both run: one failure, two payloads.
+    let f = fixture();
+    let fire = |t: i64, id: &str| {
+        let mut p = payload(
+            "PostToolUseFailure",
+            "npm test",
+            Some("Exit code 1\nFAIL"),
+            t,
+        );
+        p.tool_use_id = Some(id.into());
+        let mut w = Vec::new();
+        let n = on_failure(&f.project, &p, Timestamp::from_unix(t), &f.cfg, &mut w);
+        assert!(w.is_empty(), "{w:?}");
+        n
+    };
+    assert_eq!(fire(1, "toolu_a"), None);
+    assert_eq!(
+        fire(1, "toolu_a"),
+        None,
+        "the same call again is not strike 2"
+    );
+    let n = fire(2, "toolu_b").expect("a second real failure is strike 2");
+    assert_eq!(n.strike, 2);
+    assert_eq!(
+        fire(2, "toolu_b"),
+        None,
+        "and its second fire says nothing more"
+    );
+    assert_eq!(ask(&f, "npm test"), None, "two failures do not escalate");
+    let v = view(&f.project);
+    assert_eq!(v.errors.attempts.len(), 2);
+    assert_eq!(v.errors.strike_count, 2);
 }

@@ -1,7 +1,10 @@
 //! The integration test binary: one module per area, all driving the built `oath` binary or
 //! the library.
 
+mod cli;
 mod faults;
+mod install;
+mod kpt;
 mod observers;
 mod payloads;
 mod secrets;

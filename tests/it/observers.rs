@@ -470,6 +470,9 @@ fn broken_entries_are_reported_and_skipped_while_the_rest_works() {
     - tool: Bash
     - tool: Bash
       run: touch good-ran
+    - tool: Bash
+      on: failures
+      run: touch bad-on-ran
 "#,
     );
     let (code, _, stderr) = hook(&env, &post(&env, "Bash", "t1", json!({}), json!({})));
@@ -482,8 +485,13 @@ fn broken_entries_are_reported_and_skipped_while_the_rest_works() {
         stderr.contains("postToolUse.commands[1] has no `run`"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("postToolUse.commands[3] cannot be read (unknown variant `failures`"),
+        "{stderr}"
+    );
     assert!(env.project().join("good-ran").exists());
     assert!(!env.project().join("bad-glob-ran").exists());
+    assert!(!env.project().join("bad-on-ran").exists());
 
     // The gate still answers normally.
     let out = env

@@ -1,0 +1,327 @@
+//! Applying a report's `try[].persistence_target`s of type `claude_md`: each try's description
+//! goes into a managed block under the named section of the named file.
+//!
+//! The block is delimited by [`BLOCK_BEGIN`] / [`BLOCK_END`] and each item carries a marker
+//! naming its report and try, so a second apply changes nothing (an item whose marker or whose
+//! exact text is already in the file is skipped). A missing section is appended with its block;
+//! a missing file is created. Headings inside fenced code blocks are ignored.
+
+use std::path::{Path, PathBuf};
+
+use super::report::{Report, TargetType};
+
+/// First line of the managed block.
+pub const BLOCK_BEGIN: &str = "<!-- oath:kpt begin (managed by `oath kpt apply`) -->";
+/// Last line of the managed block.
+pub const BLOCK_END: &str = "<!-- oath:kpt end -->";
+/// Section used when a `claude_md` target names none.
+pub const DEFAULT_SECTION: &str = "## Lessons from retrospectives";
+
+/// The change planned for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    /// The file.
+    pub path: PathBuf,
+    /// Its text now (empty when missing).
+    pub before: String,
+    /// Its text after the change.
+    pub after: String,
+    /// Tries added.
+    pub added: Vec<String>,
+    /// Tries skipped because already present.
+    pub present: Vec<String>,
+}
+
+/// What applying a report would do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Changes to CLAUDE.md files (possibly with nothing added).
+    pub files: Vec<FileChange>,
+    /// Targets oath does not apply, described for the person.
+    pub manual: Vec<String>,
+}
+
+/// Expands `~/` with `home` and makes relative paths relative to `root`.
+pub fn resolve_path(p: &str, home: Option<&Path>, root: &Path) -> PathBuf {
+    if let (Some(rest), Some(h)) = (p.strip_prefix("~/"), home) {
+        return h.join(rest);
+    }
+    let path = PathBuf::from(p);
+    if path.is_absolute() {
+        path
+    } else {
+        root.join(path)
+    }
+}
+
+fn heading_level(line: &str) -> Option<(usize, &str)> {
+    let t = line.trim_end();
+    let level = t.chars().take_while(|c| *c == '#').count();
+    if level == 0 || level > 6 {
+        return None;
+    }
+    let rest = &t[level..];
+    if !rest.is_empty() && !rest.starts_with(' ') {
+        return None;
+    }
+    Some((level, rest.trim()))
+}
+
+fn normalize_section(s: Option<&str>) -> String {
+    match s.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(s) if heading_level(s).is_some() => s.to_owned(),
+        Some(s) => format!("## {s}"),
+        None => DEFAULT_SECTION.to_owned(),
+    }
+}
+
+/// Inserts one item under a section of a Markdown text; returns the new text.
+pub fn insert_item(text: &str, section: &str, item: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let (want_level, want_title) = heading_level(section).unwrap_or((2, section));
+    let mut in_fence = false;
+    let mut start = None;
+    let mut end = lines.len();
+    for (i, l) in lines.iter().enumerate() {
+        if l.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        if let Some((level, title)) = heading_level(l) {
+            match start {
+                None if title == want_title => start = Some(i),
+                Some(_) if level <= want_level => {
+                    end = i;
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    let Some(start) = start else {
+        while lines.last().is_some_and(|l| l.trim().is_empty()) {
+            lines.pop();
+        }
+        if !lines.is_empty() {
+            lines.push(String::new());
+        }
+        lines.push(section.to_owned());
+        lines.push(String::new());
+        lines.push(BLOCK_BEGIN.to_owned());
+        lines.push(item.to_owned());
+        lines.push(BLOCK_END.to_owned());
+        return lines.join("\n") + "\n";
+    };
+    let _ = want_level;
+    if let Some(e) = (start..end).find(|i| lines[*i].trim() == BLOCK_END)
+        && (start..e).any(|i| lines[i].trim() == BLOCK_BEGIN)
+    {
+        lines.insert(e, item.to_owned());
+        return lines.join("\n") + "\n";
+    }
+    let mut at = end;
+    while at > start + 1 && lines[at - 1].trim().is_empty() {
+        at -= 1;
+    }
+    let mut block = vec![
+        String::new(),
+        BLOCK_BEGIN.to_owned(),
+        item.to_owned(),
+        BLOCK_END.to_owned(),
+    ];
+    if at < lines.len() && !lines[at].trim().is_empty() {
+        block.push(String::new());
+    }
+    for (k, l) in block.into_iter().enumerate() {
+        lines.insert(at + k, l);
+    }
+    lines.join("\n") + "\n"
+}
+
+/// Returns the managed line of one try.
+pub fn item_line(report_id: &str, try_id: &str, description: &str) -> String {
+    let one_line = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    format!("- {one_line} <!-- oath-kpt: {report_id}/{try_id} -->")
+}
+
+/// Plans the application of a report; `read` returns a file's text (`None` when missing).
+pub fn plan(
+    report: &Report,
+    resolve: impl Fn(&str) -> PathBuf,
+    read: impl Fn(&Path) -> Option<String>,
+) -> Plan {
+    let mut out = Plan::default();
+    for t in &report.tries {
+        let Some(target) = &t.persistence_target else {
+            continue;
+        };
+        if target.kind != TargetType::ClaudeMd {
+            out.manual.push(format!(
+                "{}: a {} target at {}{} is not applied by oath; add \"{}\" there yourself",
+                t.id,
+                target.kind.as_str(),
+                target.path,
+                target
+                    .section
+                    .as_deref()
+                    .map(|s| format!(" (section {s})"))
+                    .unwrap_or_default(),
+                t.description.trim()
+            ));
+            continue;
+        }
+        let path = resolve(&target.path);
+        let idx = match out.files.iter().position(|f| f.path == path) {
+            Some(i) => i,
+            None => {
+                let before = read(&path).unwrap_or_default();
+                out.files.push(FileChange {
+                    path: path.clone(),
+                    after: before.clone(),
+                    before,
+                    added: Vec::new(),
+                    present: Vec::new(),
+                });
+                out.files.len() - 1
+            }
+        };
+        let change = &mut out.files[idx];
+        let marker = format!("oath-kpt: {}/{}", report.id, t.id);
+        let line = item_line(&report.id, &t.id, &t.description);
+        let text_part = line
+            .split(" <!-- oath-kpt:")
+            .next()
+            .unwrap_or(&line)
+            .to_owned();
+        let already = change.after.lines().any(|l| {
+            l.contains(&marker) || l.split(" <!-- oath-kpt:").next() == Some(text_part.as_str())
+        });
+        if already {
+            change.present.push(t.id.clone());
+            continue;
+        }
+        let section = normalize_section(target.section.as_deref());
+        change.after = insert_item(&change.after, &section, &line);
+        change.added.push(t.id.clone());
+    }
+    out
+}
+
+/// Returns a unified diff of an insertion-only change (`after` holds `before` in order).
+pub fn diff(path: &Path, before: &str, after: &str) -> String {
+    let old: Vec<&str> = before.lines().collect();
+    let new: Vec<&str> = after.lines().collect();
+    // ops: (kind, old index, new index) with kind ' ' or '+'
+    let mut ops: Vec<(char, usize, usize)> = Vec::new();
+    let mut i = 0;
+    for (j, l) in new.iter().enumerate() {
+        if i < old.len() && old[i] == *l {
+            ops.push((' ', i, j));
+            i += 1;
+        } else {
+            ops.push(('+', i, j));
+        }
+    }
+    let mut out = format!("--- {}\n+++ {}\n", path.display(), path.display());
+    let ctx = 2;
+    let mut k = 0;
+    while k < ops.len() {
+        if ops[k].0 != '+' {
+            k += 1;
+            continue;
+        }
+        let start = k.saturating_sub(ctx);
+        let mut end = k;
+        while end < ops.len() {
+            if ops[end].0 == '+' {
+                end += 1;
+                continue;
+            }
+            let next_plus = ops[end..].iter().position(|o| o.0 == '+');
+            match next_plus {
+                Some(d) if d <= 2 * ctx => end += d,
+                _ => break,
+            }
+        }
+        let stop = (end + ctx).min(ops.len());
+        let old_count = ops[start..stop].iter().filter(|o| o.0 == ' ').count();
+        let new_count = stop - start;
+        let old_start = ops[start].1 + usize::from(old_count > 0);
+        let new_start = ops[start].2 + 1;
+        out.push_str(&format!(
+            "@@ -{old_start},{old_count} +{new_start},{new_count} @@\n"
+        ));
+        for o in &ops[start..stop] {
+            out.push(o.0);
+            out.push_str(new[o.2]);
+            out.push('\n');
+        }
+        k = stop;
+    }
+    out
+}
+
+/// Writes a file atomically (temp file in the same folder, fsync, rename).
+pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".oath-tmp-")
+        .tempfile_in(dir)?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inserts_under_the_right_section_and_reuses_the_block() {
+        let text = "# Title\n\n## パッケージ管理\n\nexisting rule\n\n## Other\n\nx\n";
+        let a = insert_item(text, "## パッケージ管理", "- one");
+        assert_eq!(
+            a,
+            format!(
+                "# Title\n\n## パッケージ管理\n\nexisting rule\n\n{BLOCK_BEGIN}\n- one\n{BLOCK_END}\n\n## Other\n\nx\n"
+            )
+        );
+        let b = insert_item(&a, "## パッケージ管理", "- two");
+        assert!(b.contains(&format!("- one\n- two\n{BLOCK_END}")), "{b}");
+        let c = insert_item("", "## New", "- x");
+        assert_eq!(c, format!("## New\n\n{BLOCK_BEGIN}\n- x\n{BLOCK_END}\n"));
+        let fenced = "```\n## New\n```\n";
+        let d = insert_item(fenced, "## New", "- x");
+        assert!(d.starts_with("```\n## New\n```\n\n## New\n"), "{d}");
+    }
+
+    #[test]
+    fn target_paths() {
+        let root = Path::new("/repo");
+        let home = Path::new("/home/u");
+        assert_eq!(
+            resolve_path("~/.claude/CLAUDE.md", Some(home), root),
+            home.join(".claude/CLAUDE.md")
+        );
+        assert_eq!(
+            resolve_path("CLAUDE.md", Some(home), root),
+            root.join("CLAUDE.md")
+        );
+        assert_eq!(
+            resolve_path("/etc/x.md", Some(home), root),
+            PathBuf::from("/etc/x.md")
+        );
+    }
+
+    #[test]
+    fn diff_shows_insertions_with_context() {
+        let d = diff(Path::new("f"), "a\nb\nc\n", "a\nb\nX\nc\n");
+        assert_eq!(d, "--- f\n+++ f\n@@ -1,3 +1,4 @@\n a\n b\n+X\n c\n");
+    }
+}

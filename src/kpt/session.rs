@@ -1,0 +1,410 @@
+//! Per-session facts kept for retrospectives: `sessions/<session_id>.json` in the project's
+//! state folder, brought up to date incrementally at every Stop and SessionEnd.
+//!
+//! The record remembers how many bytes of the transcript (and of each subagent transcript)
+//! were parsed and the running [`Tally`], so a turn only parses the lines appended since the
+//! previous one. A transcript that shrank or whose first line changed is parsed again from the
+//! start. At most [`MAX_BYTES_PER_RUN`] are read per run; the rest waits for the next one.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::Timestamp;
+use crate::project::{Project, file_safe};
+use crate::state::{self, ReadOutcome, StateError};
+use crate::transcript::{Counts, Fact, Tally, hash64};
+
+use super::report::Metrics;
+
+/// Version of the session record format.
+pub const RECORD_VERSION: u32 = 1;
+
+/// Most bytes of one transcript parsed per run (keeps SessionEnd within its time budget).
+pub const MAX_BYTES_PER_RUN: u64 = 16 * 1024 * 1024;
+
+/// Parsing progress of one transcript file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FileProgress {
+    /// Bytes consumed (always at a line boundary).
+    pub offset: u64,
+    /// Hash of the first line, to notice a replaced file.
+    pub first_line_hash: Option<u64>,
+    /// The running tally.
+    pub tally: Tally,
+}
+
+/// What oath knows of one session.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SessionRecord {
+    /// Format version.
+    pub v: u32,
+    /// Session id.
+    pub session_id: String,
+    /// Main transcript.
+    pub transcript_path: Option<PathBuf>,
+    /// Working directory reported by the hook.
+    pub cwd: Option<PathBuf>,
+    /// Project root.
+    pub project_root: Option<PathBuf>,
+    /// First time recorded.
+    pub first_recorded_at: Option<String>,
+    /// Last time recorded.
+    pub updated_at: Option<String>,
+    /// Hook event of the last update (`Stop`, `SessionEnd`, `kpt new`).
+    pub last_event: Option<String>,
+    /// Main transcript progress.
+    pub main: FileProgress,
+    /// Subagent transcripts by file name.
+    pub subagents: BTreeMap<String, FileProgress>,
+    /// The report metrics as of the last update (for people and other tools; derived from
+    /// the progress above).
+    pub metrics: Option<Metrics>,
+}
+
+impl SessionRecord {
+    /// Returns the counts of the main transcript and its subagents together.
+    pub fn counts(&self) -> Counts {
+        let mut c = self.main.tally.counts.clone();
+        for p in self.subagents.values() {
+            c.absorb(&p.tally.counts);
+        }
+        c
+    }
+
+    /// Returns every fact with its source named (`main` or the subagent file).
+    pub fn facts(&self) -> Vec<Fact> {
+        let mut out: Vec<Fact> = self
+            .main
+            .tally
+            .facts
+            .iter()
+            .cloned()
+            .map(|mut f| {
+                f.source = "main".into();
+                f
+            })
+            .collect();
+        for (name, p) in &self.subagents {
+            out.extend(p.tally.facts.iter().cloned().map(|mut f| {
+                f.source = name.clone();
+                f
+            }));
+        }
+        out
+    }
+
+    /// Returns the report metrics.
+    pub fn metrics(&self) -> Metrics {
+        metrics_from(&self.counts())
+    }
+}
+
+/// Returns report metrics from transcript counts.
+pub fn metrics_from(c: &Counts) -> Metrics {
+    let n = |v: u32| Some(u64::from(v));
+    Metrics {
+        session_duration_turns: n(c.session_duration_turns()),
+        user_turns: n(c.user_turns),
+        assistant_turns: n(c.assistant_turns),
+        tool_use_count: n(c.tool_use_count),
+        unique_tools: Some(c.unique_tools()),
+        code_changes_count: n(c.code_changes_count),
+        error_count: n(c.error_count),
+        correction_count: n(c.correction_count),
+        backtrack_count: n(c.backtrack_count),
+        files_changed: Some(c.files_changed.len() as u64),
+        lines_added: Some(c.lines_added),
+        lines_removed: Some(c.lines_removed),
+        rejection_count: n(c.rejection_count),
+        permission_denial_count: n(c.permission_denial_count),
+        interrupt_count: n(c.interrupt_count),
+        subagent_tool_use_count: n(c.subagent_tool_use_count),
+        duration_ms: c.duration_ms(),
+        tool_time_ms: Some(c.tool_time_ms),
+    }
+}
+
+/// Returns the record file of a session.
+pub fn record_path(project: &Project, session_id: &str) -> PathBuf {
+    project
+        .sessions_dir()
+        .join(format!("{}.json", file_safe(session_id)))
+}
+
+/// Returns the subagent folder of a transcript: `<dir>/<session>/subagents/`.
+pub fn subagents_dir(transcript: &Path) -> Option<PathBuf> {
+    let stem = transcript.file_stem()?;
+    Some(transcript.parent()?.join(stem).join("subagents"))
+}
+
+/// Parses the lines appended to `path` since `progress.offset`. Returns whether anything
+/// changed. A missing file changes nothing.
+pub fn catch_up(
+    path: &Path,
+    progress: &mut FileProgress,
+    sidechain: bool,
+) -> std::io::Result<bool> {
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let len = file.metadata()?.len();
+    let mut first = [0u8; 4096];
+    let got = read_up_to(&mut file, &mut first)?;
+    let first_line = first[..got]
+        .split(|b| *b == b'\n')
+        .next()
+        .filter(|_| first[..got].contains(&b'\n'))
+        .map(|l| hash64(&String::from_utf8_lossy(l)));
+    let replaced = len < progress.offset
+        || (progress.offset > 0 && first_line.is_some() && progress.first_line_hash != first_line);
+    if replaced {
+        *progress = FileProgress::default();
+    }
+    if progress.tally.counts.lines == 0 {
+        progress.tally = Tally::new(sidechain);
+    }
+    if len == progress.offset {
+        return Ok(replaced);
+    }
+    file.seek(SeekFrom::Start(progress.offset))?;
+    let mut buf = Vec::new();
+    file.take(MAX_BYTES_PER_RUN).read_to_end(&mut buf)?;
+    let Some(last_nl) = buf.iter().rposition(|b| *b == b'\n') else {
+        return Ok(replaced);
+    };
+    let complete = &buf[..=last_nl];
+    for line in complete.split(|b| *b == b'\n') {
+        if line.is_empty() {
+            continue;
+        }
+        progress.tally.feed(&String::from_utf8_lossy(line));
+    }
+    if progress.offset == 0 {
+        progress.first_line_hash = first_line;
+    }
+    progress.offset += complete.len() as u64;
+    Ok(true)
+}
+
+fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Brings a record up to date with its transcripts (main and subagents).
+pub fn refresh(record: &mut SessionRecord, warnings: &mut Vec<String>) -> bool {
+    let Some(path) = record.transcript_path.clone() else {
+        return false;
+    };
+    let mut changed = match catch_up(&path, &mut record.main, false) {
+        Ok(c) => c,
+        Err(e) => {
+            warnings.push(format!("cannot read transcript {}: {e}", path.display()));
+            false
+        }
+    };
+    if let Some(dir) = subagents_dir(&path)
+        && let Ok(entries) = std::fs::read_dir(&dir)
+    {
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        files.sort();
+        for f in files {
+            let name = f
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let progress = record.subagents.entry(name).or_default();
+            match catch_up(&f, progress, true) {
+                Ok(c) => changed |= c,
+                Err(e) => warnings.push(format!("cannot read {}: {e}", f.display())),
+            }
+        }
+    }
+    changed
+}
+
+/// Creates or updates a session's record under its lock and returns it.
+pub fn update(
+    project: &Project,
+    session_id: &str,
+    transcript: Option<&Path>,
+    cwd: Option<&Path>,
+    event: &str,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+) -> Result<SessionRecord, StateError> {
+    let path = record_path(project, session_id);
+    let mut inner_warnings = Vec::new();
+    let result = state::update_json(
+        &path,
+        now,
+        warnings,
+        SessionRecord::default,
+        |r: &mut SessionRecord| {
+            let before = (
+                r.transcript_path.clone(),
+                r.cwd.clone(),
+                r.last_event.clone(),
+            );
+            r.v = RECORD_VERSION;
+            r.session_id = session_id.to_owned();
+            if let Some(t) = transcript {
+                r.transcript_path = Some(t.to_path_buf());
+            }
+            if let Some(c) = cwd {
+                r.cwd = Some(c.to_path_buf());
+            }
+            r.project_root = Some(project.root.clone());
+            let new = r.first_recorded_at.is_none();
+            if new {
+                r.first_recorded_at = Some(now.iso_millis());
+            }
+            r.last_event = Some(event.to_owned());
+            let parsed = refresh(r, &mut inner_warnings);
+            // Nothing new (a Stop with no new transcript lines): nothing is written.
+            let changed = new
+                || parsed
+                || before
+                    != (
+                        r.transcript_path.clone(),
+                        r.cwd.clone(),
+                        r.last_event.clone(),
+                    );
+            if changed {
+                r.updated_at = Some(now.iso_millis());
+                r.metrics = Some(r.metrics());
+            }
+            (changed, r.clone())
+        },
+    );
+    warnings.extend(inner_warnings);
+    result
+}
+
+/// Reads a session's record without changing it.
+pub fn read(project: &Project, session_id: &str) -> Option<SessionRecord> {
+    match state::read_json::<SessionRecord>(&record_path(project, session_id)) {
+        ReadOutcome::Ok(r) => Some(r),
+        _ => None,
+    }
+}
+
+/// Returns the records of a sessions folder.
+fn records_in(dir: &Path) -> Vec<SessionRecord> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter_map(|p| match state::read_json::<SessionRecord>(&p) {
+            ReadOutcome::Ok(r) if !r.session_id.is_empty() => Some(r),
+            _ => None,
+        })
+        .collect()
+}
+
+fn most_recent(records: Vec<SessionRecord>) -> Option<SessionRecord> {
+    records.into_iter().max_by_key(|r| {
+        r.updated_at
+            .as_deref()
+            .and_then(Timestamp::parse)
+            .map(|t| t.unix_millis())
+            .unwrap_or(0)
+    })
+}
+
+/// Returns the id of the most recently updated session of the project.
+pub fn latest(project: &Project) -> Option<String> {
+    most_recent(records_in(&project.sessions_dir())).map(|r| r.session_id)
+}
+
+/// Finds a session recorded under any project of oath's state (the hooks may have resolved
+/// the project differently, e.g. `CLAUDE_PROJECT_DIR` in a sub-folder of a repository).
+/// With `id` `None`, returns the most recent session of a project whose root contains `cwd`
+/// or lies inside it.
+pub fn find_anywhere(state_root: &Path, id: Option<&str>, cwd: &Path) -> Option<SessionRecord> {
+    let projects = std::fs::read_dir(state_root.join("projects")).ok()?;
+    let mut found = Vec::new();
+    for p in projects.filter_map(Result::ok) {
+        let sessions = p.path().join("sessions");
+        match id {
+            Some(id) => {
+                let f = sessions.join(format!("{}.json", file_safe(id)));
+                if let ReadOutcome::Ok(r) = state::read_json::<SessionRecord>(&f) {
+                    found.push(r);
+                }
+            }
+            None => found.extend(records_in(&sessions).into_iter().filter(|r| {
+                r.project_root
+                    .as_deref()
+                    .is_some_and(|root| cwd.starts_with(root) || root.starts_with(cwd))
+            })),
+        }
+    }
+    most_recent(found)
+}
+
+/// Looks for a session's transcript under Claude Code's `projects/` folder.
+pub fn find_transcript(claude_dir: &Path, session_id: &str) -> Option<PathBuf> {
+    let name = format!("{}.jsonl", file_safe(session_id));
+    let entries = std::fs::read_dir(claude_dir.join("projects")).ok()?;
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path().join(&name))
+        .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROMPT: &str = r#"{"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}"#;
+    const ANSWER: &str = r#"{"type":"assistant","uuid":"a1","message":{"id":"m1","content":[{"type":"text","text":"ok"}]}}"#;
+
+    #[test]
+    fn catch_up_parses_only_complete_new_lines_and_restarts_on_a_replaced_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut p = FileProgress::default();
+        assert!(
+            !catch_up(&path, &mut p, false).unwrap(),
+            "missing file: nothing"
+        );
+        std::fs::write(&path, format!("{PROMPT}\n{}", &ANSWER[..20])).unwrap();
+        assert!(catch_up(&path, &mut p, false).unwrap());
+        assert_eq!(p.offset, PROMPT.len() as u64 + 1);
+        assert_eq!(p.tally.counts.user_turns, 1);
+        assert_eq!(p.tally.counts.invalid_lines, 0, "the partial line waits");
+        std::fs::write(&path, format!("{PROMPT}\n{ANSWER}\n")).unwrap();
+        assert!(catch_up(&path, &mut p, false).unwrap());
+        assert_eq!(p.tally.counts.assistant_turns, 1);
+        assert!(!catch_up(&path, &mut p, false).unwrap(), "nothing new");
+        // Replaced by another session's file: parsed again from the start.
+        let other = r#"{"type":"user","uuid":"z9","message":{"role":"user","content":"other"}}"#;
+        std::fs::write(&path, format!("{other}\n")).unwrap();
+        assert!(catch_up(&path, &mut p, false).unwrap());
+        assert_eq!(p.tally.counts.user_turns, 1);
+        assert_eq!(p.tally.counts.assistant_turns, 0);
+        assert_eq!(p.tally.counts.lines, 1);
+    }
+}
