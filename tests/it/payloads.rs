@@ -548,3 +548,34 @@ fn huge_values_in_any_field_keep_records_and_diagnostics_small() {
         audit.len()
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_parser_types_fields_or_notes_them(
+        payload in arb_payload(),
+        hint in proptest::option::of(proptest::sample::select(EventName::KNOWN)),
+    ) {
+        let bytes = payload.to_string().into_bytes();
+        let input = oath::protocol::HookInput::parse(&bytes, hint)
+            .expect("a JSON object always parses");
+        let expected = named_event(&payload, hint).unwrap_or("");
+        prop_assert_eq!(input.event.as_str(), expected);
+        for (key, value) in [
+            ("session_id", &input.session_id),
+            ("tool_name", &input.tool_name),
+            ("tool_use_id", &input.tool_use_id),
+        ] {
+            match payload.get(key) {
+                Some(Value::String(s)) => prop_assert_eq!(value.as_deref(), Some(s.as_str())),
+                Some(Value::Null) | None => prop_assert!(value.is_none()),
+                Some(_) => {
+                    prop_assert!(value.is_none());
+                    prop_assert!(input.type_mismatches.contains(&key));
+                }
+            }
+        }
+        prop_assert!(input.tool_input().is_object());
+    }
+}
