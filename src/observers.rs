@@ -51,6 +51,12 @@ pub const OUTPUT_HEAD_BYTES: usize = 2048;
 /// Time between SIGTERM and SIGKILL for a timed-out command's process group.
 const KILL_GRACE: Duration = Duration::from_millis(1000);
 
+/// Total time the synchronous commands of one tool call may take. `oath install` registers
+/// PostToolUse and PostToolUseFailure with a 120 s timeout; staying below it means Claude Code
+/// never kills oath in the middle of a command (which would leave that command running and
+/// skip the rest). Commands past the budget are skipped with a warning.
+pub const SYNC_BUDGET: Duration = Duration::from_secs(100);
+
 /// Output files older than this are deleted by a later run.
 const OUTPUT_FILE_MAX_AGE: Duration = Duration::from_secs(24 * 3600);
 
@@ -301,6 +307,19 @@ pub fn run_after_tool(
     cfg: &PostToolUseConfig,
     warnings: &mut Vec<String>,
 ) {
+    run_within(project, input, outcome, now, cfg, warnings, SYNC_BUDGET);
+}
+
+/// Runs the matching commands, the synchronous ones within `budget` in total.
+fn run_within(
+    project: &Project,
+    input: &HookInput,
+    outcome: Outcome,
+    now: Timestamp,
+    cfg: &PostToolUseConfig,
+    warnings: &mut Vec<String>,
+    budget: Duration,
+) {
     if cfg.commands.is_empty() {
         return;
     }
@@ -319,6 +338,7 @@ pub fn run_after_tool(
     let payload = Payload::prepare(&dir, input, outcome, now, warnings);
     let mut vars = payload.vars(MAX_ENV_VALUE_BYTES);
     let mut reduced = false;
+    let started_at = std::time::Instant::now();
     for (index, command) in selected {
         let Ok(script) = command.script() else {
             continue;
@@ -354,7 +374,24 @@ pub fn run_after_tool(
                 }
             }
         } else {
-            let timeout = Duration::from_secs(command.timeout);
+            let remaining = budget.saturating_sub(started_at.elapsed());
+            if remaining.is_zero() {
+                warnings.push(format!(
+                    "{label} skipped: the synchronous commands of this call used the whole {} s budget",
+                    budget.as_secs_f64()
+                ));
+                f.insert("skipped".into(), json!("budget"));
+                if let Err(e) = audit::append(
+                    &project.audit_file(input.session_or_unknown()),
+                    "observer",
+                    now,
+                    f,
+                ) {
+                    warnings.push(format!("audit not written: {e}"));
+                }
+                continue;
+            }
+            let timeout = Duration::from_secs(command.timeout).min(remaining);
             let ran = start_with_env(&payload, &mut vars, &mut reduced, |vars| {
                 run_sync(script, &project.root, vars, timeout)
             });
@@ -363,7 +400,7 @@ pub fn run_after_tool(
                     if r.timed_out {
                         warnings.push(format!(
                             "{label} timed out after {} s; its process group was killed",
-                            command.timeout
+                            timeout.as_secs()
                         ));
                     } else if let Some(code) = r.exit_code.filter(|c| *c != 0) {
                         warnings.push(format!("{label} exited with status {code}"));
@@ -1057,5 +1094,53 @@ commands:
         assert_eq!(r.stdout_bytes, 3);
         assert_eq!(r.stderr.len(), OUTPUT_HEAD_BYTES);
         assert_eq!(r.stderr_bytes, 5000);
+    }
+
+    #[test]
+    fn sync_commands_past_the_budget_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = crate::project::Env {
+            oath_home: Some(dir.path().join("state")),
+            ..Default::default()
+        };
+        let root = dir.path().join("p");
+        std::fs::create_dir_all(&root).unwrap();
+        let project = Project::at(&env, root.clone());
+        let input = HookInput::parse(
+            br#"{"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"t1","tool_response":{}}"#,
+            None,
+        )
+        .unwrap();
+        let cfg: PostToolUseConfig = serde_json::from_value(serde_json::json!({"commands": [
+            {"tool": "*", "run": "sleep 1; touch first"},
+            {"tool": "*", "run": "touch second"},
+        ]}))
+        .unwrap();
+        let mut warnings = Vec::new();
+        run_within(
+            &project,
+            &input,
+            Outcome::Success,
+            Timestamp::from_unix(0),
+            &cfg,
+            &mut warnings,
+            Duration::from_millis(500),
+        );
+        assert!(
+            !root.join("second").exists(),
+            "the second command ran past the budget"
+        );
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("postToolUse.commands[1] skipped")),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("postToolUse.commands[0] timed out")),
+            "{warnings:?}"
+        );
     }
 }

@@ -276,15 +276,38 @@ pub fn on_success(
         return;
     }
     let stamp = now.iso_seconds();
+    let errors_file = errors_path(project);
+    let mut inner_warnings = Vec::new();
     if let Err(e) = state::update_json(
         &index_path(project),
         now,
         warnings,
         Index::default,
-        |index: &mut Index| (index.record_success(&action, &stamp), ()),
+        |index: &mut Index| {
+            let reset = index.record_success(&action, &stamp);
+            // A reset is rare (only after a failure of this very action): carry it to the
+            // seed's errors.json at once, so readers of that file see the count cleared.
+            if reset && errors_file.exists() {
+                let synced = state::update_json(
+                    &errors_file,
+                    now,
+                    &mut inner_warnings,
+                    ErrorsFile::default,
+                    |errors: &mut ErrorsFile| {
+                        store::reconcile(index, errors);
+                        (true, ())
+                    },
+                );
+                if let Err(e) = synced {
+                    inner_warnings.push(format!("3-strike: errors.json not updated: {e}"));
+                }
+            }
+            (reset, ())
+        },
     ) {
         warnings.push(format!("3-strike: success not recorded: {e}"));
     }
+    warnings.append(&mut inner_warnings);
 }
 
 /// Returns the reason to ask when this exact action has escalated (strike 3+). Read-only.

@@ -154,13 +154,24 @@ fn per_call_paths_never_read_the_log() {
     std::fs::write(errors_path(&f.project), "not json").unwrap();
     assert!(ask(&f, "make").is_some());
     assert!(session_start_summary(&f.project, &f.cfg).is_some());
-    succeed(&f, "make");
-    assert_eq!(ask(&f, "make"), None);
+    succeed(&f, "make --dry-run");
     assert_eq!(
         std::fs::read_to_string(errors_path(&f.project)).unwrap(),
-        "not json"
+        "not json",
+        "a success that resets nothing does not touch the log"
     );
-    // The next failure moves the broken log aside and keeps counting from the index.
+    // A success that resets a count carries the reset to the log; a broken log is moved
+    // aside then, and the counts the index holds are kept.
+    let mut w = Vec::new();
+    on_success(
+        &f.project,
+        &payload("PostToolUse", "make", None, 1000),
+        Timestamp::from_unix(1000),
+        &f.cfg,
+        &mut w,
+    );
+    assert!(w.iter().any(|w| w.contains("moved it to")), "{w:?}");
+    assert_eq!(ask(&f, "make"), None);
     let mut w = Vec::new();
     let n = on_failure(
         &f.project,
@@ -175,7 +186,7 @@ fn per_call_paths_never_read_the_log() {
         &mut w,
     );
     assert_eq!(n, None, "the success reset the count");
-    assert!(w.iter().any(|w| w.contains("moved it to")), "{w:?}");
+    assert!(w.is_empty(), "{w:?}");
 }
 
 #[test]
@@ -328,4 +339,25 @@ fn a_second_fire_of_the_same_failed_call_counts_once() {
     let v = view(&f.project);
     assert_eq!(v.errors.attempts.len(), 2);
     assert_eq!(v.errors.strike_count, 2);
+}
+
+#[test]
+fn a_reset_by_success_reaches_errors_json_at_once() {
+    let f = fixture();
+    for t in 0..3 {
+        fail(&f, "npm test", "Exit code 1\nFAIL x", t);
+    }
+    succeed(&f, "npm test");
+    let log: Value =
+        serde_json::from_slice(&std::fs::read(errors_path(&f.project)).unwrap()).unwrap();
+    assert_eq!(log["strikeCount"], 0);
+    assert_eq!(log["lastErrorHash"], "");
+    assert!(
+        log["attempts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["status"] == "resolved"),
+        "{log}"
+    );
 }
