@@ -143,7 +143,10 @@ pub fn redact_str(s: &str) -> Cow<'_, str> {
         let plain = strip_ansi(s);
         return match redact_plain(&plain) {
             Cow::Owned(r) => Cow::Owned(r),
-            Cow::Borrowed(_) => Cow::Borrowed(s),
+            // Stripping can also hide a secret: a two-byte escape swallows the space before a
+            // token (gluing it to the previous word) and an unterminated OSC swallows the rest
+            // of the text. Scan the text as it is too before calling it clean.
+            Cow::Borrowed(_) => redact_plain(s),
         };
     }
     redact_plain(s)
@@ -787,6 +790,18 @@ mod tests {
     fn multibyte_text_before_a_colon_does_not_panic() {
         for s in ["\u{16f3b}:x=1 password:abc", "é:é@x", "ab€:pass@host"] {
             let _ = redact_str(s);
+        }
+    }
+
+    #[test]
+    fn escapes_never_hide_a_token() {
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        for s in [
+            format!("A\u{1b} {token}"),
+            format!("x \u{1b}] {token}"),
+            format!("\u{1b}[1m{token}\u{1b}[0m"),
+        ] {
+            assert!(!redact_str(&s).contains(token), "{s:?}");
         }
     }
 
