@@ -207,6 +207,16 @@ fn corpus() -> Vec<Secret> {
             "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
         ),
         s(
+            "coloured output",
+            "\u{1b}[31merror\u{1b}[0m: bad credentials for \u{1b}[1mglpat-Col0urCodeTok3nXyz99\u{1b}[0m",
+            "glpat-Col0urCodeTok3nXyz99",
+        ),
+        s(
+            "escape-glued",
+            "x\u{1b} glpat-Esc4peGlu3dTok3nAbc77",
+            "glpat-Esc4peGlu3dTok3nAbc77",
+        ),
+        s(
             "huggingface",
             "HF=hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567 python x.py",
             "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
