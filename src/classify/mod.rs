@@ -11,6 +11,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod args;
+mod code;
+mod command;
+mod git;
+mod paths;
+mod rule;
 mod tools;
 
 /// A trust domain: trust is earned and lost per domain.
@@ -108,6 +114,19 @@ impl Domain {
             Self::Mcp => "mcp",
             Self::Subagent => "subagent",
             Self::Global => "_global",
+        }
+    }
+
+    /// Returns how much a domain's trust should be guarded when parts of equal risk compete
+    /// for the domain of a compound command: remote and system-wide domains win over local
+    /// ones, so `git commit && git push` is judged with `git_remote` trust.
+    pub fn sensitivity(self) -> u8 {
+        match self {
+            Self::GitRemote | Self::Network => 5,
+            Self::Package | Self::Mcp => 4,
+            Self::ShellExec | Self::Subagent => 3,
+            Self::FileWrite | Self::FileWriteSrc | Self::DocsWrite | Self::GitLocal => 2,
+            Self::FileRead | Self::GitRead | Self::TestRun | Self::Global => 1,
         }
     }
 
@@ -224,13 +243,11 @@ pub struct Classification {
 }
 
 impl Classification {
-    /// Builds a classification from its parts: the riskiest part (first among equals) decides.
+    /// Builds a classification from its parts: the riskiest part decides; among parts of
+    /// equal risk above low the more sensitive domain ([`Domain::sensitivity`]), among low
+    /// parts one outside `shell_exec` (`cd x && cargo test` is test work), then the first.
     pub fn from_parts(parts: Vec<Part>, alternative: Option<String>) -> Self {
-        let worst = parts
-            .iter()
-            .enumerate()
-            .max_by(|(ia, a), (ib, b)| a.risk.cmp(&b.risk).then(ib.cmp(ia)))
-            .map(|(_, p)| p.clone());
+        let worst = worst_index(parts.iter().map(|p| (p.risk, p.domain))).map(|i| parts[i].clone());
         let worst = worst.unwrap_or_else(|| Part {
             text: String::new(),
             domain: Domain::ShellExec,
@@ -270,6 +287,22 @@ impl Classification {
     }
 }
 
+/// Returns the index of the deciding part among (risk, domain) pairs.
+pub(crate) fn worst_index(parts: impl Iterator<Item = (Risk, Domain)>) -> Option<usize> {
+    parts
+        .enumerate()
+        .max_by(|(ia, a), (ib, b)| {
+            let by_domain = if a.0 > Risk::Low {
+                a.1.sensitivity().cmp(&b.1.sensitivity())
+            } else {
+                // Among harmless parts, `cd x && cargo test` is test work, not shell work.
+                (a.1 != Domain::ShellExec).cmp(&(b.1 != Domain::ShellExec))
+            };
+            a.0.cmp(&b.0).then(by_domain).then(ib.cmp(ia))
+        })
+        .map(|(i, _)| i)
+}
+
 /// What classification needs to know about the surroundings: paths only, no I/O.
 #[derive(Debug, Clone, Default)]
 pub struct Context {
@@ -300,3 +333,6 @@ impl Context {
 pub fn classify(tool_name: &str, tool_input: &Value, ctx: &Context) -> Classification {
     tools::classify_tool(tool_name, tool_input, ctx)
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,7 +1,9 @@
 //! The integration test binary: one module per area, all driving the built `oath` binary or
 //! the library.
 
+mod classify_cases;
 mod cli;
+mod explain;
 mod faults;
 mod install;
 mod kpt;

@@ -1,0 +1,706 @@
+//! Where a path points: resolution against cwd and home (lexical, no I/O) and the zone it
+//! falls in, with the risk of writing, deleting or reading there.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::rule::Finding;
+use super::{Context, Domain, Risk};
+
+/// Where a resolved path lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Zone {
+    /// Inside the project: source code.
+    ProjectSrc,
+    /// Inside the project: documentation.
+    ProjectDocs,
+    /// Inside the project: `.git/hooks` or `.git/config` (run or configure code).
+    ProjectGitExec,
+    /// Inside the project: anything else.
+    Project,
+    /// Temporary directories.
+    Temp,
+    /// Inside the user's home, outside the project.
+    Home,
+    /// The home directory itself or one of its direct children.
+    HomeTop,
+    /// Another user's home (or root's).
+    OtherHome,
+    /// System directories (`/etc`, `/usr`, …).
+    System,
+    /// `/` or an ancestor of the home directory.
+    Root,
+    /// A block or character device other than the harmless ones.
+    Device,
+    /// `/dev/null`, `/dev/stdout` and friends.
+    Harmless,
+    /// `/dev/tcp/…`, `/dev/udp/…` (bash network redirections).
+    Network,
+    /// Anywhere else.
+    Elsewhere,
+}
+
+/// A path argument as the classifier sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    /// The resolved path (None when not known statically).
+    pub path: Option<PathBuf>,
+    /// The zone.
+    pub zone: Zone,
+    /// It is, or is inside, a protected path.
+    pub protected: bool,
+    /// It is an ancestor of a protected path (deleting it deletes them).
+    pub holds_protected: bool,
+    /// It holds credentials.
+    pub credential: bool,
+    /// It is a shell start-up file.
+    pub shell_rc: bool,
+    /// It is a system account database (`/etc/passwd`, `/etc/sudoers` …).
+    pub account_db: bool,
+    /// The path as shown in messages.
+    shown: String,
+}
+
+impl Target {
+    fn unknown() -> Self {
+        Self {
+            path: None,
+            zone: Zone::Elsewhere,
+            protected: false,
+            holds_protected: false,
+            credential: false,
+            shell_rc: false,
+            account_db: false,
+            shown: String::new(),
+        }
+    }
+
+    /// Returns whether the target is inside the project.
+    pub fn in_project(&self) -> bool {
+        matches!(
+            self.zone,
+            Zone::ProjectSrc | Zone::ProjectDocs | Zone::ProjectGitExec | Zone::Project
+        )
+    }
+
+    /// Returns the path for messages: relative inside the project, `~/…` in the home.
+    pub fn shown(&self) -> String {
+        match &self.path {
+            Some(_) => self.shown.clone(),
+            None => "a path computed at run time".into(),
+        }
+    }
+}
+
+/// Lexically normalises an absolute path (`.` and `..` removed).
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
+fn home_of(ctx: &Context) -> PathBuf {
+    ctx.home.clone().unwrap_or_else(|| PathBuf::from("/~"))
+}
+
+/// Resolves a path as written (`~`, `~user`, relative) against `cwd`. With `glob`, the
+/// text is a shell pattern cut at its first wild component, so `/*` resolves to `/`.
+/// Returns None when the text is empty or computed, or the cwd is unknown.
+pub(crate) fn resolve(
+    text: &str,
+    glob: bool,
+    cwd: Option<&Path>,
+    ctx: &Context,
+) -> Option<PathBuf> {
+    if text.is_empty() || glob && (text.contains('$') || text.contains('`')) {
+        return None;
+    }
+    let wild = if glob {
+        text.find(['*', '?', '['])
+    } else {
+        None
+    };
+    let cut = match wild {
+        Some(i) => match text[..i].rfind('/') {
+            Some(j) => &text[..=j],
+            None => "",
+        },
+        None => text,
+    };
+    let cut = if cut.is_empty() { "." } else { cut };
+    let joined = if let Some(rest) = cut.strip_prefix('~') {
+        let (user, tail) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        let base = if user.is_empty() {
+            home_of(ctx)
+        } else if user == "root" {
+            PathBuf::from("/root")
+        } else {
+            PathBuf::from("/home").join(user)
+        };
+        base.join(tail)
+    } else if cut.starts_with('/') {
+        PathBuf::from(cut)
+    } else {
+        cwd?.join(cut)
+    };
+    Some(normalize(&joined))
+}
+
+const SYSTEM_DIRS: &[&str] = &[
+    "/etc",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/boot",
+    "/var",
+    "/opt",
+    "/srv",
+    "/sys",
+    "/proc",
+    "/snap",
+    "/System",
+    "/Library",
+    "/Applications",
+    "/private",
+    "/nix",
+    "/run",
+];
+const TEMP_DIRS: &[&str] = &["/tmp", "/var/tmp", "/dev/shm", "/private/tmp"];
+const HARMLESS_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/stdin",
+    "/dev/tty",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/full",
+];
+const DOC_EXTS: &[&str] = &["md", "markdown", "rst", "adoc", "txt", "org"];
+const SRC_EXTS: &[&str] = &[
+    "rs", "py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "java", "kt", "kts", "c", "h", "cc",
+    "cpp", "hpp", "cs", "rb", "php", "swift", "m", "scala", "sh", "bash", "zsh", "lua", "pl", "ex",
+    "exs", "erl", "hs", "ml", "clj", "dart", "vue", "svelte", "sql", "zig", "nim", "r", "jl",
+    "css", "scss", "html", "proto",
+];
+const SHELL_RC: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".zlogin",
+    ".zlogout",
+    ".cshrc",
+    ".tcshrc",
+    ".kshrc",
+    ".mkshrc",
+    ".xprofile",
+    ".xinitrc",
+    "config.fish",
+    "bash.bashrc",
+    "zshrc",
+    "zprofile",
+    "profile",
+];
+const CREDENTIAL_DIRS: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".password-store",
+    ".docker",
+    "gcloud",
+    ".vault-token",
+    ".terraform.d",
+];
+const CREDENTIAL_FILES: &[&str] = &[
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".pgpass",
+    ".htpasswd",
+    "credentials",
+    "credentials.json",
+    "credentials.yml",
+    "credentials.yaml",
+    "hosts.yml",
+    ".my.cnf",
+    "shadow",
+    "gshadow",
+    "master.key",
+    "secrets.yml",
+    "secrets.yaml",
+    "secrets.json",
+];
+const ACCOUNT_DBS: &[&str] = &[
+    "/etc/passwd",
+    "/etc/shadow",
+    "/etc/group",
+    "/etc/gshadow",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/pam.d",
+    "/etc/security",
+    "/etc/crontab",
+    "/etc/cron.d",
+    "/etc/cron.daily",
+    "/etc/cron.hourly",
+    "/etc/ssh",
+    "/etc/ld.so.preload",
+    "/etc/systemd",
+    "/etc/init.d",
+    "/etc/rc.local",
+];
+
+fn under(p: &Path, base: &str) -> bool {
+    p.starts_with(base)
+}
+
+/// Returns whether a file name names credentials.
+pub(crate) fn credential_name(name: &str) -> bool {
+    if name == ".env" || name.ends_with(".env") && name.len() > 4 {
+        return true;
+    }
+    if let Some(rest) = name.strip_prefix(".env.") {
+        return !matches!(
+            rest,
+            "example" | "sample" | "template" | "dist" | "defaults" | "schema" | "tmpl"
+        );
+    }
+    if CREDENTIAL_FILES.contains(&name) {
+        return true;
+    }
+    let private_key = ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
+        .iter()
+        .any(|k| name.starts_with(k))
+        && !name.ends_with(".pub");
+    private_key
+        || [
+            ".pem",
+            ".key",
+            ".p12",
+            ".pfx",
+            ".jks",
+            ".keystore",
+            ".kdbx",
+            ".tfstate",
+        ]
+        .iter()
+        .any(|e| name.ends_with(e))
+}
+
+/// Classifies a resolved path.
+pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
+    let Some(p) = path else {
+        return Target::unknown();
+    };
+    let home = home_of(ctx);
+    let root = normalize(&ctx.project_root);
+    let protected = ctx.protected.iter().any(|q| p.starts_with(q));
+    // Deleting the whole project is judged as project work, not as an attack on oath.
+    let holds_protected = p != root && ctx.protected.iter().any(|q| q.starts_with(&p));
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut credential = credential_name(&name)
+        || p.components().any(|c| match c {
+            Component::Normal(n) => n.to_str().is_some_and(|s| CREDENTIAL_DIRS.contains(&s)),
+            _ => false,
+        }) && !name.ends_with(".pub")
+            && name != "known_hosts";
+    if p.starts_with(home.join(".config/gh")) || p.starts_with(home.join(".config/gcloud")) {
+        credential = true;
+    }
+    let shell_rc = SHELL_RC.contains(&name.as_str())
+        && (p.parent() == Some(home.as_path())
+            || p.starts_with("/etc")
+            || p.starts_with("/home")
+            || p.starts_with("/root")
+            || p.ends_with(".config/fish/config.fish"))
+        || p.starts_with("/etc/profile.d");
+    let account_db = ACCOUNT_DBS.iter().any(|a| p.starts_with(a));
+    let shown = if let Ok(rel) = p.strip_prefix(&root) {
+        if rel.as_os_str().is_empty() {
+            "the project root".to_owned()
+        } else {
+            rel.display().to_string()
+        }
+    } else if let Ok(rel) = p.strip_prefix(&home) {
+        if rel.as_os_str().is_empty() {
+            "~".to_owned()
+        } else {
+            format!("~/{}", rel.display())
+        }
+    } else {
+        p.display().to_string()
+    };
+    let zone = if p.starts_with(&root) {
+        let rel = p.strip_prefix(&root).unwrap_or(Path::new(""));
+        let rel_s = rel.to_string_lossy();
+        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if rel_s.starts_with(".git/hooks") || rel_s == ".git/config" {
+            Zone::ProjectGitExec
+        } else if rel_s.starts_with("docs/")
+            || rel_s.starts_with("doc/")
+            || rel_s == "docs"
+            || DOC_EXTS.contains(&ext) && !rel_s.starts_with("src/")
+        {
+            Zone::ProjectDocs
+        } else if rel_s.starts_with("src/")
+            || rel_s.starts_with("lib/")
+            || rel_s.starts_with("tests/")
+            || rel_s.starts_with("test/")
+            || SRC_EXTS.contains(&ext)
+        {
+            Zone::ProjectSrc
+        } else {
+            Zone::Project
+        }
+    } else if HARMLESS_DEVICES.iter().any(|d| p == Path::new(d)) || p.starts_with("/dev/fd") {
+        Zone::Harmless
+    } else if under(&p, "/dev/tcp") || under(&p, "/dev/udp") {
+        Zone::Network
+    } else if under(&p, "/dev") {
+        Zone::Device
+    } else if p == Path::new("/") || home.starts_with(&p) && p != home {
+        Zone::Root
+    } else if p == home || p.parent() == Some(home.as_path()) {
+        Zone::HomeTop
+    } else if p.starts_with(&home) {
+        Zone::Home
+    } else if TEMP_DIRS.iter().any(|t| p.starts_with(t)) {
+        Zone::Temp
+    } else if p.starts_with("/home") || p.starts_with("/root") || p.starts_with("/Users") {
+        Zone::OtherHome
+    } else if SYSTEM_DIRS.iter().any(|s| p.starts_with(s)) {
+        Zone::System
+    } else {
+        Zone::Elsewhere
+    };
+    Target {
+        path: Some(p),
+        zone,
+        protected,
+        holds_protected,
+        credential,
+        shell_rc,
+        account_db,
+        shown,
+    }
+}
+
+/// The self-protection finding.
+pub(crate) fn self_protect(what: &str, t: &Target) -> Finding {
+    Finding::new(
+        Domain::Global,
+        Risk::Critical,
+        "oath-self-protect",
+        format!(
+            "{what} {} which holds oath's own configuration, state, audit trail, hooks or binary; people change these through the `oath` CLI",
+            t.shown()
+        ),
+    )
+    .alt("ask the person to run the `oath` command that makes this change (oath config, oath phase, oath install/uninstall)")
+}
+
+/// Returns the domain of a write inside the project.
+fn project_write_domain(z: Zone) -> Domain {
+    match z {
+        Zone::ProjectSrc => Domain::FileWriteSrc,
+        Zone::ProjectDocs => Domain::DocsWrite,
+        _ => Domain::FileWrite,
+    }
+}
+
+/// Returns the finding for writing (creating or overwriting) a file.
+pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
+    let shown = t.shown();
+    if t.protected {
+        return self_protect(verb, t);
+    }
+    if t.path.is_none() {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-unknown-path",
+            format!("{verb} a path computed at run time"),
+        );
+    }
+    if t.account_db {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::Critical,
+            "write-system-auth",
+            format!("{verb} {shown}, a system account, sudo, cron or service file"),
+        );
+    }
+    if t.credential && !t.in_project() {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::Critical,
+            "write-credentials",
+            format!("{verb} {shown}, which holds credentials or keys"),
+        );
+    }
+    if t.shell_rc {
+        let own = matches!(t.zone, Zone::HomeTop | Zone::Home);
+        return if own {
+            Finding::new(
+                Domain::FileWrite,
+                Risk::High,
+                "write-shell-startup",
+                format!("{verb} {shown}, a shell start-up file (runs in every new shell)"),
+            )
+        } else {
+            Finding::new(
+                Domain::FileWrite,
+                Risk::Critical,
+                "write-other-user-startup",
+                format!("{verb} {shown}, a shell start-up file of another user or of the system"),
+            )
+        };
+    }
+    match t.zone {
+        Zone::Harmless => Finding::new(
+            Domain::ShellExec,
+            Risk::Low,
+            "write-dev-null",
+            format!("{verb} {shown}, which keeps nothing"),
+        ),
+        Zone::Network => Finding::new(
+            Domain::Network,
+            Risk::High,
+            "dev-tcp",
+            format!("{verb} {shown}: a raw network connection"),
+        ),
+        Zone::Device => Finding::new(
+            Domain::FileWrite,
+            Risk::Critical,
+            "write-device",
+            format!("{verb} the device {shown}: destroys what is on it"),
+        )
+        .alt("work on an image file inside the project"),
+        Zone::Root | Zone::System => Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-system",
+            format!("{verb} {shown}, a system path outside the project"),
+        ),
+        Zone::OtherHome => Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-other-user",
+            format!("{verb} {shown}, in another user's home"),
+        ),
+        Zone::HomeTop | Zone::Home | Zone::Elsewhere => Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-outside-project",
+            format!("{verb} {shown}, outside the project"),
+        ),
+        Zone::Temp => Finding::new(
+            Domain::FileWrite,
+            Risk::Medium,
+            "write-temp",
+            format!("{verb} {shown}, a temporary file"),
+        ),
+        Zone::ProjectGitExec => Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-git-hooks",
+            format!("{verb} {shown}: git hooks and git config run or configure code"),
+        ),
+        Zone::ProjectSrc | Zone::ProjectDocs | Zone::Project => {
+            if t.credential {
+                Finding::new(
+                    Domain::FileWrite,
+                    Risk::High,
+                    "write-secrets-file",
+                    format!("{verb} {shown}, a secrets file"),
+                )
+            } else {
+                Finding::new(
+                    project_write_domain(t.zone),
+                    Risk::Medium,
+                    "write-project-file",
+                    format!("{verb} {shown}, inside the project"),
+                )
+            }
+        }
+    }
+}
+
+/// Returns whether a top-level folder of the home (as shown, `~/.npm`) is a package or
+/// build cache that tools recreate.
+fn is_cache_dir(shown: &str) -> bool {
+    matches!(
+        shown,
+        "~/.cache"
+            | "~/.npm"
+            | "~/.yarn"
+            | "~/.pnpm-store"
+            | "~/.gradle"
+            | "~/.m2"
+            | "~/.ivy2"
+            | "~/.sbt"
+            | "~/.nuget"
+            | "~/.bun"
+            | "~/.deno"
+            | "~/.node-gyp"
+            | "~/.pub-cache"
+            | "~/.cocoapods"
+            | "~/.expo"
+            | "~/.turbo"
+            | "~/.parcel-cache"
+            | "~/.pytest_cache"
+            | "~/.mypy_cache"
+            | "~/.ruff_cache"
+            | "~/.ccache"
+    )
+}
+
+/// Returns the finding for deleting (or irreversibly destroying) a path.
+pub(crate) fn delete_finding(t: &Target, verb: &str, recursive: bool) -> Finding {
+    let shown = t.shown();
+    if t.protected || t.holds_protected && !matches!(t.zone, Zone::Root | Zone::HomeTop) {
+        return self_protect(verb, t);
+    }
+    let outside = "delete specific paths inside the project";
+    let crit = |rule: &'static str, why: String| {
+        Finding::new(Domain::FileWrite, Risk::Critical, rule, why).alt(outside)
+    };
+    if t.path.is_none() {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "delete-unknown-path",
+            format!("{verb} a path computed at run time"),
+        )
+        .alt("name the paths to delete literally");
+    }
+    match t.zone {
+        Zone::Root => crit(
+            "delete-root",
+            format!("{verb} {shown}: the whole system or every home"),
+        ),
+        Zone::HomeTop if is_cache_dir(&shown) => Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "delete-outside-project",
+            format!("{verb} {shown}, a cache outside the project"),
+        ),
+        Zone::HomeTop => crit(
+            "delete-home",
+            format!("{verb} {shown}: the home directory or a top-level folder of it"),
+        ),
+        Zone::System if recursive => crit(
+            "delete-system",
+            format!("{verb} {shown} recursively: a system directory"),
+        ),
+        Zone::OtherHome if recursive => crit(
+            "delete-other-user",
+            format!("{verb} {shown} recursively: another user's files"),
+        ),
+        Zone::Device => crit("delete-device", format!("{verb} the device {shown}")),
+        _ if t.credential && !t.in_project() => crit(
+            "delete-credentials",
+            format!("{verb} {shown}: credentials or keys, not recoverable"),
+        ),
+        Zone::Home if recursive => Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "delete-outside-project",
+            format!("{verb} {shown} recursively, outside the project"),
+        )
+        .alt(outside),
+        Zone::Harmless => Finding::new(
+            Domain::FileWrite,
+            Risk::Low,
+            "delete-dev-null",
+            format!("{verb} {shown}"),
+        ),
+        Zone::Temp => Finding::new(
+            Domain::FileWrite,
+            if recursive { Risk::High } else { Risk::Medium },
+            "delete-temp",
+            format!("{verb} {shown}, a temporary path"),
+        ),
+        Zone::System | Zone::OtherHome | Zone::Home | Zone::Elsewhere | Zone::Network => {
+            Finding::new(
+                Domain::FileWrite,
+                Risk::High,
+                "delete-outside-project",
+                format!("{verb} {shown}, outside the project"),
+            )
+            .alt(outside)
+        }
+        Zone::ProjectSrc | Zone::ProjectDocs | Zone::Project | Zone::ProjectGitExec => {
+            if recursive {
+                Finding::new(
+                    Domain::FileWrite,
+                    Risk::High,
+                    "delete-recursive-project",
+                    format!("{verb} {shown} recursively, inside the project"),
+                )
+            } else {
+                Finding::new(
+                    project_write_domain(t.zone),
+                    Risk::Medium,
+                    "delete-project-file",
+                    format!("{verb} {shown}, inside the project"),
+                )
+            }
+        }
+    }
+}
+
+/// Returns the finding for reading a path (credentials are not low).
+pub(crate) fn read_finding(t: &Target, verb: &str) -> Finding {
+    if t.credential
+        || matches!(t.path.as_deref(), Some(p) if p == Path::new("/etc/shadow") || p.starts_with("/etc/sudoers"))
+    {
+        return Finding::new(
+            Domain::FileRead,
+            Risk::High,
+            "read-credentials",
+            format!("{verb} {}, which holds credentials or keys", t.shown()),
+        )
+        .alt("read the non-secret configuration instead (e.g. .env.example)");
+    }
+    if t.zone == Zone::Device {
+        return Finding::new(
+            Domain::FileRead,
+            Risk::High,
+            "read-device",
+            format!("{verb} the raw device {}", t.shown()),
+        );
+    }
+    Finding::new(
+        Domain::FileRead,
+        Risk::Low,
+        "read",
+        format!("{verb} {}", t.shown()),
+    )
+}

@@ -1,0 +1,84 @@
+//! A finding: what one rule concluded about one part of a call.
+
+use super::{Domain, Part, Risk};
+
+/// One rule's conclusion.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Finding {
+    /// Domain.
+    pub domain: Domain,
+    /// Risk.
+    pub risk: Risk,
+    /// Rule id (kebab-case).
+    pub rule: &'static str,
+    /// Why.
+    pub reason: String,
+    /// A safer way, when there is one.
+    pub alternative: Option<&'static str>,
+}
+
+impl Finding {
+    /// Returns a finding without an alternative.
+    pub fn new(domain: Domain, risk: Risk, rule: &'static str, reason: impl Into<String>) -> Self {
+        Self {
+            domain,
+            risk,
+            rule,
+            reason: reason.into(),
+            alternative: None,
+        }
+    }
+
+    /// Adds a safer alternative.
+    pub fn alt(mut self, a: &'static str) -> Self {
+        self.alternative = Some(a);
+        self
+    }
+
+    /// Raises the risk to at least `floor`.
+    pub fn at_least(mut self, floor: Risk) -> Self {
+        self.risk = self.risk.max(floor);
+        self
+    }
+
+    /// Returns the part for a command text.
+    pub fn part(&self, text: &str) -> Part {
+        Part {
+            text: text.to_owned(),
+            domain: self.domain,
+            risk: self.risk,
+            rule: self.rule.to_owned(),
+            reason: self.reason.clone(),
+        }
+    }
+}
+
+/// Collects findings with the text they apply to.
+#[derive(Debug, Default)]
+pub(crate) struct Findings {
+    /// (text, finding) in order.
+    pub items: Vec<(String, Finding)>,
+}
+
+impl Findings {
+    /// Removes the last finding if its rule is `rule`.
+    pub fn pop_if(&mut self, rule: &str) {
+        if self.items.last().is_some_and(|(_, f)| f.rule == rule) {
+            self.items.pop();
+        }
+    }
+
+    /// Adds a finding.
+    pub fn push(&mut self, text: &str, f: Finding) {
+        self.items.push((text.to_owned(), f));
+    }
+
+    /// Builds the classification: the riskiest part decides, its alternative is named.
+    pub fn into_classification(self) -> super::Classification {
+        let alt = super::worst_index(self.items.iter().map(|(_, f)| (f.risk, f.domain)))
+            .and_then(|i| self.items[i].1.alternative)
+            .map(str::to_owned);
+        let parts = self.items.iter().map(|(t, f)| f.part(t)).collect();
+        super::Classification::from_parts(parts, alt)
+    }
+}

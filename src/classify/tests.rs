@@ -1,0 +1,140 @@
+//! Property tests of the classifier: it never panics, composing commands never lowers the
+//! risk, and deep nesting terminates without being judged low.
+
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::*;
+
+fn ctx() -> Context {
+    let mut c = Context::for_project(
+        &PathBuf::from("/home/dev/project"),
+        Some(&PathBuf::from("/home/dev")),
+    );
+    c.protected = vec![
+        PathBuf::from("/home/dev/.local/state/oath"),
+        PathBuf::from("/home/dev/project/.oath.yaml"),
+    ];
+    c
+}
+
+fn bash(cmd: &str) -> Classification {
+    classify("Bash", &json!({ "command": cmd }), &ctx())
+}
+
+/// Self-contained commands (no `cd`, no assignments, no definitions) of every risk.
+const SAMPLES: &[&str] = &[
+    "ls -la",
+    "echo hi",
+    "cat README.md",
+    "git status",
+    "git push --force",
+    "cargo test",
+    "make",
+    "rm -rf build",
+    "rm -rf ~",
+    "curl https://example.com",
+    "curl x",
+    "sh",
+    "bash",
+    "python3",
+    "base64 -d",
+    "cat ~/.ssh/id_rsa",
+    "nc evil.example 80",
+    "sudo ls",
+    "$(echo rm) -rf /",
+    "echo $(rm -rf ~)",
+    "find . -delete",
+    "dd if=/dev/zero of=/dev/sda",
+    "tee out.txt",
+    "xargs rm",
+    "grep x",
+    "npm install",
+    "oath uninstall",
+    "echo 'rm -rf ~'",
+    "printf '%s' x",
+    "true",
+    "env",
+    "rm .oath.yaml",
+    "echo x > /etc/passwd",
+    "bash -c 'ls'",
+    "eval ls",
+    "( ls )",
+    "{ ls; }",
+    "if true; then ls; fi",
+];
+
+fn sample() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(SAMPLES)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn never_panics_on_arbitrary_text(s in "\\PC{0,300}") {
+        let _ = bash(&s);
+    }
+
+    #[test]
+    fn never_panics_on_shellish_text(parts in prop::collection::vec(prop::sample::select(&[
+        "rm", "-rf", "~", "/", "$(", ")", "`", "'", "\"", "|", "&&", ";", "\n", "<<", "EOF", "<(",
+        "{", "}", "(", "${IFS}", "$x", "x=", "bash", "-c", "eval", "sudo", "if", "then", "fi",
+        "\\", "*", "$'\\x72'", ">", ">>", "2>&1", "&", "!", "[[", "]]", "((", "))", "#", "\0",
+    ][..]), 0..40)) {
+        let s = parts.join(" ");
+        let c = bash(&s);
+        prop_assert!(!c.parts.is_empty());
+    }
+
+    #[test]
+    fn composing_never_lowers_the_risk(a in sample(), b in sample()) {
+        let worst = bash(a).risk.max(bash(b).risk);
+        for op in [" && ", " || ", "; ", " | ", "\n", " & "] {
+            let line = format!("{a}{op}{b}");
+            let got = bash(&line).risk;
+            prop_assert!(got >= worst, "{line:?}: {got} < {worst}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_terminates_and_is_not_low(n in 0usize..300, kind in 0usize..5) {
+        let line = match kind {
+            0 => format!("{}ls{}", "(".repeat(n), ")".repeat(n)),
+            1 => format!("echo {}x{}", "$(echo ".repeat(n), ")".repeat(n)),
+            2 => format!("{}ls{}", "if true; then ".repeat(n), "; fi".repeat(n)),
+            3 => format!("{}rm -rf ~", "eval ".repeat(n)),
+            _ => format!("{}rm -rf ~{}", "{ ".repeat(n), "; }".repeat(n)),
+        };
+        let c = bash(&line);
+        if n > 40 || kind == 3 && n > crate::shell::MAX_DEPTH {
+            prop_assert!(c.risk >= Risk::High, "{} levels of kind {kind}: {:?}", n, c.risk);
+        }
+    }
+}
+
+#[test]
+fn nested_shells_five_levels_deep_are_followed() {
+    let mut s = String::from("rm -rf ~");
+    for _ in 0..5 {
+        s = format!("bash -c '{}'", s.replace('\'', "'\\''"));
+    }
+    assert_eq!(bash(&s).risk, Risk::Critical, "{s}");
+}
+
+#[test]
+fn compound_domain_is_the_riskiest_part() {
+    let c = bash("cat README.md && git push --force");
+    assert_eq!(c.domain, Domain::GitRemote);
+    assert_eq!(c.parts.len(), 2);
+    assert_eq!(c.parts[0].domain, Domain::FileRead);
+}
+
+#[test]
+fn classification_is_pure_and_repeatable() {
+    for s in SAMPLES {
+        assert_eq!(bash(s), bash(s), "{s}");
+    }
+}

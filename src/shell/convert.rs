@@ -1,0 +1,927 @@
+//! Conversion of brush-parser's AST into [`super::Script`], with static word expansion.
+
+use std::panic::{self, AssertUnwindSafe};
+
+use brush_parser::ast;
+use brush_parser::word::{
+    self, Parameter, ParameterExpr, TildeExpr, WordPiece, WordPieceWithSource,
+};
+use brush_parser::{Parser, ParserOptions};
+
+use super::{Pipeline, Problem, Redirect, RedirectKind, Script, Simple, Sub, SubKind, Word};
+
+/// Deepest estimated nesting of brackets and compound commands oath follows.
+const MAX_NEST: usize = 40;
+/// Most openers (brackets, compound keywords, backquotes) in one line: a bound on the real
+/// nesting whatever quoting hides. 1 000 levels fit [`BIG_STACK`] in a debug build.
+const MAX_OPENERS: usize = 1000;
+/// Up to this many openers the line is parsed on the caller's stack (40 levels fit a 2 MiB
+/// stack in a debug build); beyond, on a thread with [`BIG_STACK`].
+const INLINE_OPENERS: usize = 40;
+/// Stack of the parsing thread for lines with many openers (reserved, committed as used).
+const BIG_STACK: usize = 256 * 1024 * 1024;
+
+/// Scans the nesting of brackets and compound commands (`if`…`fi`, `while`…`done` …).
+/// Brackets count anywhere (quote-blind); keywords count where a command may start (after a
+/// separator, a bracket or a keyword that takes a command), a superset of where bash reads
+/// them, so `echo if` adds nothing and prose in a here-document rarely does.
+/// How deeply a line nests, as far as a cheap scan can tell.
+pub(super) struct Nesting {
+    /// Estimated depth (closers in quotes can lower it).
+    pub depth: usize,
+    /// Openers in total (an upper bound on the real depth).
+    pub openers: usize,
+}
+
+impl Nesting {
+    /// Returns whether the parser may see the line.
+    pub fn ok(&self) -> bool {
+        self.depth <= MAX_NEST && self.openers <= MAX_OPENERS
+    }
+
+    /// Returns whether the line needs the big-stack thread.
+    pub fn needs_big_stack(&self) -> bool {
+        self.openers > INLINE_OPENERS
+    }
+}
+
+pub(super) fn nesting(src: &str) -> Nesting {
+    let (mut depth, mut max, mut openers) = (0usize, 0usize, 0usize);
+    let mut word = String::new();
+    let mut cmd_pos = true;
+    let close_word = |w: &mut String,
+                      depth: &mut usize,
+                      max: &mut usize,
+                      openers: &mut usize,
+                      cmd_pos: &mut bool| {
+        if w.is_empty() {
+            return;
+        }
+        if *cmd_pos {
+            match w.as_str() {
+                "if" | "while" | "until" | "for" | "case" | "select" => {
+                    *depth += 1;
+                    *openers += 1;
+                    *max = (*max).max(*depth);
+                }
+                "fi" | "done" | "esac" => *depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        *cmd_pos = matches!(
+            w.as_str(),
+            "then" | "do" | "else" | "elif" | "if" | "while" | "until" | "time" | "coproc"
+        );
+        w.clear();
+    };
+    for c in src.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        close_word(&mut word, &mut depth, &mut max, &mut openers, &mut cmd_pos);
+        match c {
+            '(' | '{' => {
+                depth += 1;
+                openers += 1;
+                max = max.max(depth);
+                cmd_pos = true;
+            }
+            ')' | '}' => {
+                depth = depth.saturating_sub(1);
+                cmd_pos = true;
+            }
+            '`' => {
+                openers += 1;
+                cmd_pos = true;
+            }
+            ';' | '&' | '|' | '\n' | '!' => cmd_pos = true,
+            ' ' | '\t' => {}
+            _ => cmd_pos = false,
+        }
+        if max > MAX_NEST || openers > MAX_OPENERS {
+            break;
+        }
+    }
+    close_word(&mut word, &mut depth, &mut max, &mut openers, &mut cmd_pos);
+    Nesting {
+        depth: max,
+        openers,
+    }
+}
+
+/// Parses on a thread with a large stack (for lines whose real nesting the scan cannot
+/// bound tightly); a failure to start the thread counts as too deep.
+pub(super) fn parse_on_big_stack(src: &str, depth: usize) -> Script {
+    let owned = src.to_owned();
+    std::thread::Builder::new()
+        .stack_size(BIG_STACK)
+        .spawn(move || parse_guarded(&owned, depth))
+        .ok()
+        .and_then(|h| h.join().ok())
+        .unwrap_or_else(|| Script::problem(Problem::TooDeep))
+}
+
+/// Parses under `catch_unwind`: a parser panic becomes a [`Problem`].
+pub(super) fn parse_guarded(src: &str, depth: usize) -> Script {
+    match panic::catch_unwind(AssertUnwindSafe(|| parse_unguarded(src, depth))) {
+        Ok(s) => s,
+        Err(_) => Script::problem(Problem::ParserPanic),
+    }
+}
+
+fn options() -> ParserOptions {
+    ParserOptions::default()
+}
+
+fn parse_unguarded(src: &str, depth: usize) -> Script {
+    if src.contains('\0') {
+        return Script::problem(Problem::Syntax("NUL byte in command".into()));
+    }
+    let opts = options();
+    let mut parser = Parser::new(std::io::Cursor::new(src.as_bytes()), &opts);
+    let program = match parser.parse_program() {
+        Ok(p) => p,
+        Err(e) => return Script::problem(Problem::Syntax(e.to_string())),
+    };
+    let mut conv = Conv {
+        depth,
+        vars: Vec::new(),
+        opts,
+        problem: None,
+        procsub_level: 0,
+    };
+    let mut pipelines = Vec::new();
+    for cc in &program.complete_commands {
+        conv.list(cc, &mut pipelines);
+    }
+    Script {
+        pipelines,
+        problem: conv.problem,
+    }
+}
+
+struct Conv {
+    depth: usize,
+    /// Variables assigned a literal value earlier on the line.
+    vars: Vec<(String, String)>,
+    opts: ParserOptions,
+    problem: Option<Problem>,
+    /// Process substitutions entered.
+    procsub_level: usize,
+}
+
+impl Conv {
+    fn nested(&mut self, text: &str) -> Script {
+        super::parse_nested(text, self.depth + 1)
+    }
+
+    fn list(&mut self, l: &ast::CompoundList, out: &mut Vec<Pipeline>) {
+        for item in &l.0 {
+            self.and_or(&item.0, out);
+        }
+    }
+
+    fn and_or(&mut self, a: &ast::AndOrList, out: &mut Vec<Pipeline>) {
+        self.pipeline(&a.first, out);
+        for next in &a.additional {
+            match next {
+                ast::AndOr::And(p) | ast::AndOr::Or(p) => self.pipeline(p, out),
+            }
+        }
+    }
+
+    fn pipeline(&mut self, p: &ast::Pipeline, out: &mut Vec<Pipeline>) {
+        if p.seq.len() == 1 {
+            let mut stage = Vec::new();
+            self.command(&p.seq[0], &mut stage, out);
+            if !stage.is_empty() {
+                out.push(Pipeline {
+                    stages: vec![stage],
+                });
+            }
+            return;
+        }
+        let mut stages = Vec::with_capacity(p.seq.len());
+        for cmd in &p.seq {
+            let mut stage = Vec::new();
+            let mut inner = Vec::new();
+            self.command(cmd, &mut stage, &mut inner);
+            stage.extend(inner.into_iter().flat_map(|p| p.stages).flatten());
+            stages.push(stage);
+        }
+        out.push(Pipeline { stages });
+    }
+
+    /// Converts one command: a simple command lands in `stage`; a compound one adds its
+    /// pipelines to `out` (and its redirections as a word-less command in `stage`).
+    fn command(&mut self, c: &ast::Command, stage: &mut Vec<Simple>, out: &mut Vec<Pipeline>) {
+        match c {
+            ast::Command::Simple(s) => {
+                let simple = self.simple(s);
+                stage.push(simple);
+            }
+            ast::Command::Compound(cc, redirects) => {
+                self.compound(cc, out);
+                if let Some(r) = redirects {
+                    stage.push(self.redirect_only(r, format!("{c}")));
+                }
+            }
+            ast::Command::Function(f) => {
+                self.compound(&f.body.0, out);
+                if let Some(r) = &f.body.1 {
+                    stage.push(self.redirect_only(r, format!("{c}")));
+                }
+            }
+            ast::Command::ExtendedTest(t, redirects) => {
+                let mut words = vec![Word::lit("[[")];
+                self.test_words(&t.expr, &mut words);
+                let mut simple = Simple {
+                    text: format!("{c}"),
+                    words,
+                    ..Simple::default()
+                };
+                if let Some(r) = redirects {
+                    for r in &r.0 {
+                        self.redirect(r, &mut simple);
+                    }
+                }
+                stage.push(simple);
+            }
+        }
+    }
+
+    fn redirect_only(&mut self, r: &ast::RedirectList, text: String) -> Simple {
+        let mut simple = Simple {
+            text,
+            ..Simple::default()
+        };
+        for r in &r.0 {
+            self.redirect(r, &mut simple);
+        }
+        simple
+    }
+
+    fn test_words(&mut self, e: &ast::ExtendedTestExpr, words: &mut Vec<Word>) {
+        use ast::ExtendedTestExpr as E;
+        match e {
+            E::And(a, b) | E::Or(a, b) => {
+                self.test_words(a, words);
+                self.test_words(b, words);
+            }
+            E::Not(a) | E::Parenthesized(a) => self.test_words(a, words),
+            E::UnaryTest(_, w) => words.extend(self.word(&w.value)),
+            E::BinaryTest(_, a, b) => {
+                words.extend(self.word(&a.value));
+                words.extend(self.word(&b.value));
+            }
+        }
+    }
+
+    fn arith(&mut self, text: &str, out: &mut Vec<Pipeline>) {
+        let mut expr = if text.contains("$(") || text.contains('`') {
+            self.word_joined(text)
+        } else {
+            Word::lit(text)
+        };
+        expr.text = text.to_owned();
+        out.push(Pipeline {
+            stages: vec![vec![Simple {
+                text: format!("(( {text} ))"),
+                words: vec![Word::lit("(("), expr],
+                ..Simple::default()
+            }]],
+        });
+    }
+
+    fn compound(&mut self, cc: &ast::CompoundCommand, out: &mut Vec<Pipeline>) {
+        use ast::CompoundCommand as C;
+        match cc {
+            C::Arithmetic(a) => self.arith(&a.expr.value, out),
+            C::ArithmeticForClause(f) => {
+                for e in [&f.initializer, &f.condition, &f.updater]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.arith(&e.value, out);
+                }
+                self.list(&f.body.list, out);
+            }
+            C::BraceGroup(b) => self.list(&b.list, out),
+            C::Subshell(s) => self.list(&s.list, out),
+            C::ForClause(f) => {
+                if let Some(values) = &f.values {
+                    let mut words = vec![Word::lit("for")];
+                    for v in values {
+                        words.extend(self.word(&v.value));
+                    }
+                    if words.iter().any(|w| !w.subs.is_empty()) {
+                        out.push(Pipeline {
+                            stages: vec![vec![Simple {
+                                text: format!("for {} in …", f.variable_name),
+                                words,
+                                ..Simple::default()
+                            }]],
+                        });
+                    }
+                }
+                self.vars.retain(|(n, _)| *n != f.variable_name);
+                self.list(&f.body.list, out);
+            }
+            C::CaseClause(c) => {
+                let words = self.word(&c.value.value);
+                if words.iter().any(|w| !w.subs.is_empty()) {
+                    out.push(Pipeline {
+                        stages: vec![vec![Simple {
+                            text: format!("case {} in …", c.value.value),
+                            words: std::iter::once(Word::lit("case")).chain(words).collect(),
+                            ..Simple::default()
+                        }]],
+                    });
+                }
+                for item in &c.cases {
+                    if let Some(body) = &item.cmd {
+                        self.list(body, out);
+                    }
+                }
+            }
+            C::IfClause(i) => {
+                self.list(&i.condition, out);
+                self.list(&i.then, out);
+                for e in i.elses.iter().flatten() {
+                    if let Some(c) = &e.condition {
+                        self.list(c, out);
+                    }
+                    self.list(&e.body, out);
+                }
+            }
+            C::WhileClause(w) | C::UntilClause(w) => {
+                self.list(&w.0, out);
+                self.list(&w.1.list, out);
+            }
+            C::Coprocess(c) => {
+                let mut stage = Vec::new();
+                self.command(&c.body, &mut stage, out);
+                if !stage.is_empty() {
+                    out.push(Pipeline {
+                        stages: vec![stage],
+                    });
+                }
+            }
+        }
+    }
+
+    fn simple(&mut self, s: &ast::SimpleCommand) -> Simple {
+        let mut simple = Simple {
+            text: format!("{s}"),
+            ..Simple::default()
+        };
+        let mut assigned: Vec<(String, Option<String>)> = Vec::new();
+        if let Some(prefix) = &s.prefix {
+            for item in &prefix.0 {
+                self.item(item, &mut simple, true, &mut assigned);
+            }
+        }
+        if let Some(w) = &s.word_or_name {
+            let words = self.word(&w.value);
+            simple.words.extend(words);
+        }
+        if let Some(suffix) = &s.suffix {
+            for item in &suffix.0 {
+                self.item(item, &mut simple, false, &mut assigned);
+            }
+        }
+        // Assignments persist when nothing runs (`x=rm`) or through declaration builtins.
+        let persists = match simple.words.first() {
+            None => true,
+            Some(w) => matches!(
+                w.text.as_str(),
+                "export" | "declare" | "typeset" | "local" | "readonly"
+            ),
+        };
+        if persists {
+            for (name, value) in assigned {
+                self.vars.retain(|(n, _)| *n != name);
+                if let Some(v) = value {
+                    self.vars.push((name, v));
+                }
+            }
+        }
+        simple
+    }
+
+    fn item(
+        &mut self,
+        item: &ast::CommandPrefixOrSuffixItem,
+        simple: &mut Simple,
+        prefix: bool,
+        assigned: &mut Vec<(String, Option<String>)>,
+    ) {
+        use ast::CommandPrefixOrSuffixItem as I;
+        match item {
+            I::IoRedirect(r) => self.redirect(r, simple),
+            I::Word(w) => {
+                let words = self.word(&w.value);
+                simple.words.extend(words);
+            }
+            I::AssignmentWord(a, w) => {
+                let name = match &a.name {
+                    ast::AssignmentName::VariableName(n) => n.clone(),
+                    ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
+                };
+                let value = match &a.value {
+                    ast::AssignmentValue::Scalar(v) => self.word_joined(&v.value),
+                    ast::AssignmentValue::Array(items) => {
+                        let mut joined = Word::default();
+                        for (k, v) in items {
+                            if let Some(k) = k {
+                                let kw = self.word_joined(&k.value);
+                                joined.subs.extend(kw.subs);
+                            }
+                            let vw = self.word_joined(&v.value);
+                            joined.subs.extend(vw.subs);
+                        }
+                        joined.text = format!("{}", a.value);
+                        joined
+                    }
+                };
+                let known = (value.literal && !a.append).then(|| value.text.clone());
+                assigned.push((name.clone(), known));
+                if prefix {
+                    simple.assigns.push((name, value));
+                } else {
+                    let text = format!("{name}={}", value.text);
+                    simple.words.push(Word {
+                        text,
+                        literal: value.literal,
+                        quoted: value.quoted,
+                        subs: value.subs,
+                    });
+                    let _ = w;
+                }
+            }
+            I::ProcessSubstitution(kind, sub) => {
+                simple.words.push(self.process_sub(kind, sub));
+            }
+        }
+    }
+
+    fn process_sub(
+        &mut self,
+        kind: &ast::ProcessSubstitutionKind,
+        sub: &ast::SubshellCommand,
+    ) -> Word {
+        let mut pipelines = Vec::new();
+        // Process substitutions nest as values: bound them like re-parses.
+        if self.procsub_level >= MAX_NEST {
+            self.problem = Some(Problem::TooDeep);
+            return Word::default();
+        }
+        self.procsub_level += 1;
+        let saved = std::mem::take(&mut self.vars);
+        self.list(&sub.list, &mut pipelines);
+        self.vars = saved;
+        self.procsub_level -= 1;
+        let (kind, text) = match kind {
+            ast::ProcessSubstitutionKind::Read => (SubKind::ProcessRead, "<(…)"),
+            ast::ProcessSubstitutionKind::Write => (SubKind::ProcessWrite, ">(…)"),
+        };
+        Word {
+            text: text.into(),
+            literal: false,
+            quoted: false,
+            subs: vec![Sub {
+                kind,
+                script: Script {
+                    pipelines,
+                    problem: None,
+                },
+            }],
+        }
+    }
+
+    fn redirect(&mut self, r: &ast::IoRedirect, simple: &mut Simple) {
+        match r {
+            ast::IoRedirect::File(fd, kind, target) => {
+                let kind = match kind {
+                    ast::IoFileRedirectKind::Read => RedirectKind::Read,
+                    ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber => {
+                        RedirectKind::Write
+                    }
+                    ast::IoFileRedirectKind::Append => RedirectKind::Append,
+                    ast::IoFileRedirectKind::ReadAndWrite => RedirectKind::ReadWrite,
+                    ast::IoFileRedirectKind::DuplicateInput
+                    | ast::IoFileRedirectKind::DuplicateOutput => RedirectKind::Duplicate,
+                };
+                let target = match target {
+                    ast::IoFileRedirectTarget::Filename(w) => self.word_joined(&w.value),
+                    ast::IoFileRedirectTarget::Fd(n) => Word::lit(n.to_string()),
+                    ast::IoFileRedirectTarget::Duplicate(w) => self.word_joined(&w.value),
+                    ast::IoFileRedirectTarget::ProcessSubstitution(k, sub) => {
+                        self.process_sub(k, sub)
+                    }
+                };
+                // `>& file` (not a number or `-`) writes the file.
+                let kind = if kind == RedirectKind::Duplicate
+                    && !target
+                        .text
+                        .trim_end_matches('-')
+                        .chars()
+                        .all(|c| c.is_ascii_digit())
+                {
+                    RedirectKind::Write
+                } else {
+                    kind
+                };
+                simple.redirects.push(Redirect {
+                    fd: *fd,
+                    kind,
+                    target,
+                });
+            }
+            ast::IoRedirect::OutputAndError(w, append) => {
+                let target = self.word_joined(&w.value);
+                simple.redirects.push(Redirect {
+                    fd: None,
+                    kind: if *append {
+                        RedirectKind::Append
+                    } else {
+                        RedirectKind::Write
+                    },
+                    target,
+                });
+            }
+            ast::IoRedirect::HereString(_, w) => {
+                simple.stdin_text = Some(self.word_joined(&w.value));
+            }
+            ast::IoRedirect::HereDocument(_, doc) => {
+                let w = if doc.requires_expansion {
+                    match word::parse_heredoc(&doc.doc.value, &self.opts) {
+                        Ok(pieces) => {
+                            let mut b = Builder::new(true);
+                            self.pieces(&doc.doc.value, &pieces, &mut b, true);
+                            b.finish_joined()
+                        }
+                        Err(_) => Word {
+                            text: doc.doc.value.clone(),
+                            literal: false,
+                            quoted: true,
+                            subs: Vec::new(),
+                        },
+                    }
+                } else {
+                    Word {
+                        text: doc.doc.value.clone(),
+                        literal: true,
+                        quoted: true,
+                        subs: Vec::new(),
+                    }
+                };
+                simple.stdin_text = Some(w);
+            }
+        }
+    }
+
+    /// Expands a word where no field splitting happens (assignments, redirections).
+    fn word_joined(&mut self, raw: &str) -> Word {
+        if let Some(w) = plain(raw) {
+            return w;
+        }
+        match word::parse(raw, &self.opts) {
+            Ok(pieces) => {
+                let mut b = Builder::new(true);
+                self.pieces(raw, &pieces, &mut b, true);
+                b.finish_joined()
+            }
+            Err(_) => unknown(raw),
+        }
+    }
+
+    /// Expands a word into fields.
+    fn word(&mut self, raw: &str) -> Vec<Word> {
+        if let Some(w) = plain(raw) {
+            return vec![w];
+        }
+        match word::parse(raw, &self.opts) {
+            Ok(pieces) => {
+                let mut b = Builder::new(false);
+                self.pieces(raw, &pieces, &mut b, false);
+                b.finish()
+            }
+            Err(_) => vec![unknown(raw)],
+        }
+    }
+
+    fn pieces(&mut self, raw: &str, pieces: &[WordPieceWithSource], b: &mut Builder, dq: bool) {
+        for p in pieces {
+            let src = raw.get(p.start_index..p.end_index).unwrap_or("$?");
+            match &p.piece {
+                WordPiece::Text(s) => {
+                    if !dq
+                        && (s.contains(['*', '?'])
+                            || s.contains('[') && s.contains(']')
+                            || is_brace_expansion(s))
+                    {
+                        b.cur.literal = false;
+                    }
+                    b.push_str(s);
+                }
+                WordPiece::SingleQuotedText(s) => {
+                    b.cur.quoted = true;
+                    b.push_str(s);
+                }
+                WordPiece::AnsiCQuotedText(s) => {
+                    b.cur.quoted = true;
+                    let decoded = decode_ansi_c(s);
+                    b.push_str(&decoded);
+                }
+                WordPiece::DoubleQuotedSequence(inner)
+                | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    b.cur.quoted = true;
+                    b.started = true;
+                    self.pieces(raw, inner, b, true);
+                }
+                WordPiece::TildeExpansion(t) => match t {
+                    TildeExpr::Home => b.push_str("~"),
+                    TildeExpr::UserHome(u) => {
+                        b.push_str("~");
+                        b.push_str(u);
+                    }
+                    _ => b.push_unknown(src),
+                },
+                WordPiece::ParameterExpansion(expr) => self.parameter(expr, src, b, dq),
+                WordPiece::CommandSubstitution(s) => {
+                    let script = self.nested(s);
+                    b.cur.subs.push(Sub {
+                        kind: SubKind::Command,
+                        script,
+                    });
+                    b.push_unknown(src);
+                }
+                WordPiece::BackquotedCommandSubstitution(s) => {
+                    let script = self.nested(&unescape_backquoted(s));
+                    b.cur.subs.push(Sub {
+                        kind: SubKind::Command,
+                        script,
+                    });
+                    b.push_unknown(src);
+                }
+                WordPiece::EscapeSequence(s) => {
+                    b.cur.quoted = true;
+                    let mut chars = s.chars();
+                    let _backslash = chars.next();
+                    let rest: String = chars.collect();
+                    if rest == "\n" {
+                        continue;
+                    }
+                    if dq && !matches!(rest.as_str(), "$" | "`" | "\"" | "\\") {
+                        b.push_str(s);
+                    } else {
+                        b.push_str(&rest);
+                    }
+                }
+                WordPiece::ArithmeticExpression(e) => {
+                    if e.value.contains("$(") || e.value.contains('`') {
+                        let inner = self.word_joined(&e.value);
+                        b.cur.subs.extend(inner.subs);
+                    }
+                    b.push_unknown(src);
+                }
+            }
+        }
+    }
+
+    fn parameter(&mut self, expr: &ParameterExpr, src: &str, b: &mut Builder, dq: bool) {
+        if let ParameterExpr::Parameter {
+            parameter: Parameter::Named(name),
+            indirect: false,
+        } = expr
+        {
+            if name == "IFS" {
+                if dq {
+                    b.push_str(" ");
+                } else {
+                    b.split();
+                }
+                return;
+            }
+            if name == "HOME" && b.cur.text.is_empty() {
+                b.push_str("~");
+                return;
+            }
+            if let Some((_, v)) = self.vars.iter().rev().find(|(n, _)| n == name) {
+                let v = v.clone();
+                if dq {
+                    b.push_str(&v);
+                } else {
+                    let mut first = true;
+                    for (i, field) in v.split([' ', '\t', '\n']).enumerate() {
+                        if i > 0 {
+                            b.split();
+                        }
+                        if !field.is_empty() || first {
+                            b.push_str(field);
+                        }
+                        first = false;
+                    }
+                }
+                return;
+            }
+        }
+        b.push_unknown(src);
+    }
+}
+
+/// Accumulates fields while walking word pieces.
+struct Builder {
+    joined: bool,
+    cur: Word,
+    started: bool,
+    fields: Vec<Word>,
+}
+
+impl Builder {
+    fn new(joined: bool) -> Self {
+        Self {
+            joined,
+            cur: Word {
+                literal: true,
+                ..Word::default()
+            },
+            started: false,
+            fields: Vec::new(),
+        }
+    }
+
+    fn push_str(&mut self, s: &str) {
+        self.cur.text.push_str(s);
+        self.started = true;
+    }
+
+    fn push_unknown(&mut self, src: &str) {
+        self.cur.text.push_str(src);
+        self.cur.literal = false;
+        self.started = true;
+    }
+
+    fn split(&mut self) {
+        if self.joined {
+            self.push_str(" ");
+            return;
+        }
+        if self.started {
+            let next = Word {
+                literal: true,
+                ..Word::default()
+            };
+            self.fields.push(std::mem::replace(&mut self.cur, next));
+            self.started = false;
+        }
+    }
+
+    fn finish(mut self) -> Vec<Word> {
+        if self.started || self.fields.is_empty() && !self.cur.subs.is_empty() {
+            self.fields.push(self.cur);
+        } else if let Some(last) = self.fields.last_mut() {
+            last.subs.extend(self.cur.subs);
+        }
+        self.fields
+    }
+
+    fn finish_joined(self) -> Word {
+        self.cur
+    }
+}
+
+/// Returns the word as a literal when it has nothing to expand or unquote.
+fn plain(raw: &str) -> Option<Word> {
+    let special = raw.bytes().any(|b| {
+        matches!(
+            b,
+            b'$' | b'`' | b'\'' | b'"' | b'\\' | b'~' | b'*' | b'?' | b'[' | b'{'
+        )
+    });
+    (!special).then(|| Word::lit(raw))
+}
+
+fn unknown(raw: &str) -> Word {
+    Word {
+        text: raw.to_owned(),
+        literal: false,
+        quoted: false,
+        subs: Vec::new(),
+    }
+}
+
+fn is_brace_expansion(s: &str) -> bool {
+    match (s.find('{'), s.rfind('}')) {
+        (Some(a), Some(b)) if a < b => {
+            let inner = &s[a + 1..b];
+            inner.contains(',') || inner.contains("..")
+        }
+        _ => false,
+    }
+}
+
+/// Undoes the backslash escaping bash applies inside backquotes.
+fn unescape_backquoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && let Some(&n) = chars.peek()
+            && matches!(n, '\\' | '`' | '$')
+        {
+            out.push(n);
+            chars.next();
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Decodes backslash escapes as in `$'…'` (also used for `printf`/`echo -e` text).
+pub fn decode_ansi_c(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let b: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    let hex = |slice: &[char], max: usize| -> (u32, usize) {
+        let mut v = 0u32;
+        let mut n = 0;
+        while n < max && n < slice.len() {
+            match slice[n].to_digit(16) {
+                Some(d) => v = v * 16 + d,
+                None => break,
+            }
+            n += 1;
+        }
+        (v, n)
+    };
+    while i < b.len() {
+        if b[i] != '\\' || i + 1 >= b.len() {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let c = b[i + 1];
+        i += 2;
+        match c {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'a' => out.push('\x07'),
+            'b' => out.push('\x08'),
+            'e' | 'E' => out.push('\x1b'),
+            'f' => out.push('\x0c'),
+            'v' => out.push('\x0b'),
+            '\\' | '\'' | '"' | '?' => out.push(c),
+            'x' => {
+                let (v, n) = hex(&b[i..], 2);
+                i += n;
+                if n == 0 {
+                    out.push_str("\\x");
+                } else if let Some(ch) = char::from_u32(v) {
+                    out.push(ch);
+                }
+            }
+            'u' | 'U' => {
+                let (v, n) = hex(&b[i..], if c == 'u' { 4 } else { 8 });
+                i += n;
+                match char::from_u32(v) {
+                    Some(ch) if n > 0 => out.push(ch),
+                    _ => out.push('\u{FFFD}'),
+                }
+            }
+            '0'..='7' => {
+                let mut v = c.to_digit(8).unwrap_or(0);
+                let mut n = 0;
+                while n < 2 && i < b.len() {
+                    match b[i].to_digit(8) {
+                        Some(d) => {
+                            v = v * 8 + d;
+                            i += 1;
+                            n += 1;
+                        }
+                        None => break,
+                    }
+                }
+                if let Some(ch) = char::from_u32(v) {
+                    out.push(ch);
+                }
+            }
+            'c' => {
+                // Control character: `\cx`.
+                if i < b.len() {
+                    out.push(char::from_u32((b[i] as u32) & 0x1f).unwrap_or('?'));
+                    i += 1;
+                }
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,235 @@
+//! Unit tests of the shell front end: conversion, static expansion and the bounds.
+
+use super::*;
+
+fn words(src: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    parse(src).for_each_simple(&mut |s| out.push(s.words.iter().map(|w| w.text.clone()).collect()));
+    out
+}
+
+fn first(src: &str) -> Simple {
+    let s = parse(src);
+    assert!(s.problem.is_none(), "{src}: {:?}", s.problem);
+    s.pipelines[0].stages[0][0].clone()
+}
+
+#[test]
+fn lists_and_pipelines_are_flattened_in_order() {
+    assert_eq!(
+        words("a 1 && b 2 || c; d & e\nf | g"),
+        [
+            vec!["a", "1"],
+            vec!["b", "2"],
+            vec!["c"],
+            vec!["d"],
+            vec!["e"],
+            vec!["f"],
+            vec!["g"]
+        ]
+    );
+    let s = parse("f | g | h");
+    assert_eq!(s.pipelines.len(), 1);
+    assert_eq!(s.pipelines[0].stages.len(), 3);
+}
+
+#[test]
+fn compound_commands_are_flattened() {
+    assert_eq!(
+        words(
+            "(a; { b; }) && if c; then d; else e; fi; for x in 1 2; do f $x; done; while g; do h; done; case y in y) i;; esac; k() { l; }"
+        ),
+        [
+            vec!["a"],
+            vec!["b"],
+            vec!["c"],
+            vec!["d"],
+            vec!["e"],
+            vec!["f", "$x"],
+            vec!["g"],
+            vec!["h"],
+            vec!["i"],
+            vec!["l"]
+        ]
+    );
+}
+
+#[test]
+fn quotes_escapes_and_ansi_c_are_removed() {
+    let s = first(r#"r''m "-r"f \~ $'\x72\155' 'a b'"#);
+    let texts: Vec<&str> = s.words.iter().map(|w| w.text.as_str()).collect();
+    assert_eq!(texts, ["rm", "-rf", "~", "rm", "a b"]);
+    assert!(s.words.iter().all(|w| w.literal));
+    assert!(s.words[0].quoted);
+}
+
+#[test]
+fn ifs_splits_and_known_variables_substitute() {
+    assert_eq!(words("rm${IFS}-rf${IFS}/"), [vec!["rm", "-rf", "/"]]);
+    assert_eq!(
+        words("x=rm; $x -rf /"),
+        [
+            Vec::<String>::new(),
+            vec!["rm".into(), "-rf".into(), "/".into()]
+        ]
+    );
+    assert_eq!(words("x='rm -rf'; $x /")[1], ["rm", "-rf", "/"]);
+    assert_eq!(words("echo \"$HOME\"/x")[0], ["echo", "~/x"]);
+    let s = first("$y -rf /");
+    assert!(!s.words[0].literal, "an unknown variable is not literal");
+}
+
+#[test]
+fn globs_and_braces_are_not_literal() {
+    let s = first("/bin/r* {a,b} x? [ ]");
+    assert!(!s.words[0].literal);
+    assert!(!s.words[1].literal);
+    assert!(!s.words[2].literal);
+    assert!(s.words[3].literal, "a lone [ is the test command");
+}
+
+#[test]
+fn substitutions_stay_attached_to_their_word() {
+    let s = first("echo $(rm -rf ~) `ls` <(curl x)");
+    assert_eq!(s.words.len(), 4);
+    assert_eq!(s.words[1].subs[0].kind, SubKind::Command);
+    assert_eq!(s.words[2].subs[0].kind, SubKind::Command);
+    assert_eq!(s.words[3].subs[0].kind, SubKind::ProcessRead);
+    assert_eq!(
+        words("echo $(rm -rf ~)"),
+        [vec!["echo", "$(rm -rf ~)"], vec!["rm", "-rf", "~"]]
+    );
+    assert_eq!(words("x=$(id)")[1], ["id"]);
+    assert_eq!(words("echo \"a $(b) c\"")[1], ["b"]);
+}
+
+#[test]
+fn redirections_and_here_text_are_kept() {
+    let s = first("cat < in > out 2>> err >&2 &> both");
+    let kinds: Vec<RedirectKind> = s.redirects.iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            RedirectKind::Read,
+            RedirectKind::Write,
+            RedirectKind::Append,
+            RedirectKind::Duplicate,
+            RedirectKind::Write
+        ]
+    );
+    assert_eq!(s.redirects[1].target.text, "out");
+    let s = first("bash <<< 'rm -rf ~'");
+    assert_eq!(
+        s.stdin_text.as_ref().map(|w| w.text.as_str()),
+        Some("rm -rf ~")
+    );
+    let s = first("sh <<EOF\nrm -rf ~\nEOF\n");
+    assert_eq!(
+        s.stdin_text.as_ref().map(|w| w.text.trim()),
+        Some("rm -rf ~")
+    );
+    let s = first("{ ls; } > /etc/x");
+    assert!(s.words.is_empty() || s.words[0].text == "ls");
+}
+
+#[test]
+fn what_does_not_parse_is_a_problem() {
+    for bad in ["echo \"open", "if then fi", "ls |", ")", "a\0b"] {
+        let s = parse(bad);
+        assert!(
+            matches!(s.problem, Some(Problem::Syntax(_))),
+            "{bad:?}: {s:?}"
+        );
+    }
+    assert!(matches!(
+        parse(&"a".repeat(MAX_INPUT + 1)).problem,
+        Some(Problem::TooLong(_))
+    ));
+}
+
+#[test]
+fn deep_nesting_is_refused_before_the_parser_sees_it() {
+    for src in [
+        format!("{}ls{}", "(".repeat(5000), ")".repeat(5000)),
+        format!("{}ls{}", "$(".repeat(500), ")".repeat(500)),
+        format!("{}ls{}", "if true; then ".repeat(400), "; fi".repeat(400)),
+        "`".repeat(1200),
+    ] {
+        assert_eq!(parse(&src).problem, Some(Problem::TooDeep));
+    }
+}
+
+#[test]
+fn quoted_closers_cannot_hide_nesting() {
+    // Closers that close nothing lower the depth estimate; the opener total still bounds
+    // the real depth, and such lines are parsed on a thread with a large stack.
+    let src = format!(
+        "{}ls{}",
+        "if x; then echo done fi esac; ".repeat(200),
+        "; fi".repeat(200)
+    );
+    assert_eq!(parse(&src).problem, Some(Problem::TooDeep));
+    let src = format!("{}ls{}", "( echo ')' ".repeat(300), " )".repeat(300));
+    assert!(parse(&src).problem.is_some());
+    let src = format!(
+        "{}ls{}",
+        "( ".repeat(300),
+        "; fi".repeat(300) + &" )".repeat(300)
+    );
+    assert!(parse(&src).problem.is_some());
+    let src = format!("{}ls{}", "( ".repeat(5000), " )".repeat(5000));
+    assert_eq!(parse(&src).problem, Some(Problem::TooDeep));
+}
+
+#[test]
+fn prose_in_a_here_document_is_not_nesting() {
+    let prose = "This is for you and for them, if it helps, while we wait.\n".repeat(60);
+    let src = format!("cat <<'EOF' > notes.md\n{prose}EOF\n");
+    assert!(parse(&src).problem.is_none());
+}
+
+#[test]
+fn the_deepest_accepted_input_fits_a_small_stack() {
+    // The hook runs on the main thread (8 MiB); tests get 2 MiB. Parse the deepest inputs the
+    // pre-scan lets through on a 2 MiB thread.
+    let inputs = [
+        format!("{}ls{}", "( ".repeat(39), " )".repeat(39)),
+        format!("echo {}x{}", "$(echo ".repeat(15), ")".repeat(15)),
+        format!("{}ls{}", "if true; then ".repeat(39), "; fi".repeat(39)),
+        format!("{}ls{}", "{ ".repeat(39), "; }".repeat(39)),
+        format!("{}ls{}", "( if true; then ".repeat(19), "; fi )".repeat(19)),
+        format!(
+            "{}ls{}",
+            "for i in 1; do case x in x) ".repeat(19),
+            ";; esac; done".repeat(19)
+        ),
+        format!("{}ls{}", "while true; do ".repeat(39), "; done".repeat(39)),
+    ];
+    let handle = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(move || inputs.iter().map(|i| parse(i).problem).collect::<Vec<_>>())
+        .expect("spawn");
+    let problems = handle.join().expect("no stack overflow");
+    assert!(problems.iter().all(Option::is_none), "{problems:?}");
+}
+
+#[test]
+fn nested_reparse_depth_is_bounded() {
+    assert_eq!(
+        parse_nested("ls", MAX_DEPTH + 1).problem,
+        Some(Problem::TooDeep)
+    );
+    assert!(parse_nested("ls", MAX_DEPTH).problem.is_none());
+}
+
+#[test]
+fn ansi_c_decoding() {
+    assert_eq!(decode_ansi_c(r"\x72\x6d\040\u00e9\n\\\q"), "rm é\n\\\\q");
+}
+
+#[test]
+fn hidden_deep_process_substitutions_are_bounded() {
+    let src = format!("{}ls{}", "cat <( echo ')' ".repeat(300), " )".repeat(300));
+    let s = parse(&src);
+    assert_eq!(s.problem, Some(Problem::TooDeep));
+}
