@@ -10,7 +10,7 @@ use serde_json::json;
 fuzz_target!(|data: &[u8]| {
     let command = String::from_utf8_lossy(data);
     let ctx = Context::for_project(
-        std::path::Path::new("/work/project"),
+        std::path::Path::new("/srv/project"),
         Some(std::path::Path::new("/home/user")),
     );
     let class = classify("Bash", &json!({ "command": command }), &ctx);
