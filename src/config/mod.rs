@@ -19,6 +19,9 @@ use crate::rules::Rules;
 use crate::strike::StrikeConfig;
 use crate::trust::{AutonomyParams, RiskWeights, TrustParams};
 
+/// Largest configuration file read (1 MiB); a larger one is a read error.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
 /// What PreToolUse answers when oath itself fails (bad input, invalid config, a bug).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -120,9 +123,9 @@ impl Config {
         let mut sources = Vec::new();
         for (layer, path) in [(Layer::User, user), (Layer::Project, project)] {
             let Some(path) = path else { continue };
-            let text = match std::fs::read_to_string(path) {
-                Ok(t) => t,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            let text = match crate::state::read_text_file(path, MAX_CONFIG_BYTES) {
+                Ok(Some(t)) => t,
+                Ok(None) => continue,
                 Err(e) => {
                     return Err(ConfigError::Read {
                         path: path.to_path_buf(),
