@@ -231,34 +231,14 @@ fn with_suggestion(message: &str) -> String {
         return message.to_owned();
     };
     let first_line = expected.lines().next().unwrap_or_default();
-    let best = first_line
+    let candidates = first_line
         .split(',')
         .map(|c| c.trim().trim_matches('`'))
-        .filter(|c| !c.is_empty())
-        .map(|c| (edit_distance(field, c), c))
-        .min();
-    match best {
-        Some((d, c)) if d <= field.len().max(3) / 2 + 1 => {
-            format!("{message}\nhint: did you mean `{c}`?")
-        }
-        _ => message.to_owned(),
+        .filter(|c| !c.is_empty());
+    match crate::suggest::closest(field, candidates) {
+        Some(c) => format!("{message}\nhint: did you mean `{c}`?"),
+        None => message.to_owned(),
     }
-}
-
-/// Levenshtein distance.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]
