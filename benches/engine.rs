@@ -32,6 +32,34 @@ fn classify_bash(command: &str) -> classify::Classification {
     classify::classify(divan::black_box("Bash"), divan::black_box(&input), &c)
 }
 
+/// The 2 KB compound line of the whole-process benchmark.
+fn compound_2k() -> String {
+    let mut s = String::from("cd src && ");
+    let mut i = 0;
+    while s.len() < 2048 {
+        s.push_str(&format!(
+            "grep -rn \"pattern{i}\" . | head -5 && FOO=bar cargo build --bin x{i} 2>&1 | tail -3; "
+        ));
+        i += 1;
+    }
+    s.push_str("echo done");
+    s
+}
+
+#[divan::bench]
+fn classify_bash_2k_compound(bencher: divan::Bencher) {
+    let input = serde_json::json!({ "command": compound_2k() });
+    let c = ctx();
+    bencher
+        .bench_local(|| classify::classify(divan::black_box("Bash"), divan::black_box(&input), &c));
+}
+
+#[divan::bench]
+fn parse_only_2k_compound(bencher: divan::Bencher) {
+    let src = compound_2k();
+    bencher.bench_local(|| oath::shell::parse(divan::black_box(&src)));
+}
+
 #[divan::bench]
 fn classify_write() -> classify::Classification {
     let input = serde_json::json!({ "file_path": "/home/dev/project/src/main.rs", "content": "fn main() {}\n" });

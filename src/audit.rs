@@ -37,7 +37,30 @@ pub fn append(
     }
     let mut record = Value::Object(record);
     redact::redact_value(&mut record);
+    cap_long_strings(&mut record);
     state::append_line(path, &record.to_string())
+}
+
+/// Longest string any record field may hold (a backstop for fields not passed through
+/// [`loggable`], such as a 10 MB `session_id` or event name).
+const MAX_FIELD_BYTES: usize = 64 * 1024;
+
+/// Cuts every string over [`MAX_FIELD_BYTES`] (after redaction, so no secret is cut in half).
+fn cap_long_strings(v: &mut Value) {
+    match v {
+        Value::String(s) if s.len() > MAX_FIELD_BYTES => {
+            let mut cut = MAX_FIELD_BYTES;
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let total = s.len();
+            s.truncate(cut);
+            s.push_str(&format!("[... truncated by oath: {total} bytes]"));
+        }
+        Value::Array(items) => items.iter_mut().for_each(cap_long_strings),
+        Value::Object(map) => map.values_mut().for_each(cap_long_strings),
+        _ => {}
+    }
 }
 
 /// Returns a value safe to log: long strings cut (keeping their size and sha256), secrets
@@ -99,6 +122,27 @@ pub fn fields<T: Serialize>(value: &T) -> Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_field_is_capped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut f = Map::new();
+        f.insert("session_id".into(), json!("é".repeat(100_000)));
+        append(&path, "event", Timestamp::from_unix(0), f).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.len() < MAX_FIELD_BYTES + 200, "{}", text.len());
+        assert!(text.contains("truncated by oath: 200000 bytes"));
+    }
+
+    #[test]
+    fn a_secret_across_the_cut_is_not_logged_in_part() {
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        let text = format!("{}{token}{}", "x ".repeat(1015), " y".repeat(2000));
+        let out = loggable(&json!(text));
+        let s = out.as_str().unwrap();
+        assert!(!s.contains("ghp_0123"), "{}", &s[2000..]);
+    }
 
     #[test]
     fn records_are_single_lines_with_version_and_redaction() {

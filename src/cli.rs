@@ -61,8 +61,31 @@ pub fn main() -> ExitCode {
     if std::env::args_os().len() == 1 && !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         return cmd::hook::run(cmd::hook::HookArgs { event: None });
     }
+    if let Some(event) = hook_fast_path(std::env::args_os().skip(1)) {
+        return cmd::hook::run(cmd::hook::HookArgs { event });
+    }
     let cli = Cli::parse();
     run(cli)
+}
+
+/// Recognises `oath hook [EVENT]` without building the whole command-line parser: Claude Code
+/// runs it on every tool call, so it skips clap's start-up cost (ripgrep's "special modes").
+/// Anything else, including `oath hook --help`, goes through clap.
+fn hook_fast_path(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<Option<String>> {
+    if args.next()? != "hook" {
+        return None;
+    }
+    let event = match args.next() {
+        None => None,
+        Some(e) => {
+            let e = e.into_string().ok()?;
+            if e.starts_with('-') {
+                return None;
+            }
+            Some(e)
+        }
+    };
+    args.next().is_none().then_some(event)
 }
 
 /// Runs a parsed command line.
@@ -95,6 +118,20 @@ pub fn run(cli: Cli) -> ExitCode {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn hook_fast_path_takes_only_plain_hook_invocations() {
+        let fast = |args: &[&str]| hook_fast_path(args.iter().map(std::ffi::OsString::from));
+        assert_eq!(fast(&["hook"]), Some(None));
+        assert_eq!(
+            fast(&["hook", "PreToolUse"]),
+            Some(Some("PreToolUse".into()))
+        );
+        assert_eq!(fast(&["hook", "--help"]), None);
+        assert_eq!(fast(&["hook", "Stop", "extra"]), None);
+        assert_eq!(fast(&["status"]), None);
+        assert_eq!(fast(&[]), None);
+    }
 
     #[test]
     fn verify_app() {

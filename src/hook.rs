@@ -6,9 +6,11 @@
 //! (default ask) instead of passing silently. A panic anywhere is caught here and answered
 //! the same way.
 
+use std::cell::Cell;
 use std::io::{self, Read};
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
+use std::sync::Once;
 
 use serde_json::{Map, json};
 
@@ -64,12 +66,33 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
     ExitCode::from(code)
 }
 
+thread_local! {
+    /// Whether this thread is inside [`run_guarded`], whose panics are answered, not printed.
+    static GUARDED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Installs (once per process) a panic hook that stays quiet on threads inside
+/// [`run_guarded`] and defers to the previous hook elsewhere. Swapping the global hook per
+/// call instead would race when several threads run hooks (tests, fuzzing) and could leave
+/// the quiet hook installed for good.
+fn install_quiet_panic_hook() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let prev = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if !GUARDED.with(Cell::get) {
+                prev(info);
+            }
+        }));
+    });
+}
+
 /// Runs [`run_input`] catching panics (answered like any internal error).
 pub fn run_guarded(bytes: &[u8], ctx: &Ctx) -> Answer {
-    let prev = panic::take_hook();
-    panic::set_hook(Box::new(|_| {}));
+    install_quiet_panic_hook();
+    let outer = GUARDED.with(|g| g.replace(true));
     let result = panic::catch_unwind(AssertUnwindSafe(|| run_input(bytes, ctx)));
-    panic::set_hook(prev);
+    GUARDED.with(|g| g.set(outer));
     match result {
         Ok(answer) => answer,
         Err(payload) => {
@@ -94,6 +117,26 @@ fn sniff_event(bytes: &[u8]) -> Option<String> {
     v.get("hook_event_name")?.as_str().map(str::to_owned)
 }
 
+/// Finds `"hook_event_name": "<Name>"` in bytes that are not valid JSON (or not UTF-8) and
+/// returns the name when it is a known event. Bounded: looks at the first 64 KiB only.
+fn scan_event_name(bytes: &[u8]) -> Option<String> {
+    const KEY: &[u8] = b"\"hook_event_name\"";
+    let head = &bytes[..bytes.len().min(64 * 1024)];
+    let at = head.windows(KEY.len()).position(|w| w == KEY)?;
+    let mut rest = &head[at + KEY.len()..];
+    while let [b' ' | b'\t' | b'\r' | b'\n', tail @ ..] = rest {
+        rest = tail;
+    }
+    rest = rest.strip_prefix(b":")?;
+    while let [b' ' | b'\t' | b'\r' | b'\n', tail @ ..] = rest {
+        rest = tail;
+    }
+    rest = rest.strip_prefix(b"\"")?;
+    let end = rest.iter().position(|&b| b == b'"')?;
+    let name = std::str::from_utf8(&rest[..end]).ok()?;
+    EventName::KNOWN.contains(&name).then(|| name.to_owned())
+}
+
 /// Answers a payload.
 pub fn run_input(bytes: &[u8], ctx: &Ctx) -> Answer {
     let input = match HookInput::parse(bytes, ctx.event_hint.as_deref()) {
@@ -103,7 +146,10 @@ pub fn run_input(bytes: &[u8], ctx: &Ctx) -> Answer {
                 InputError::TooLarge { .. } => " (the cap is documented in README: 32 MiB)",
                 _ => "",
             };
-            return bad_input(ctx.event_hint.as_deref(), &format!("{e}{size_note}"), ctx);
+            // The payload cannot be parsed, but its event name usually can still be read, so
+            // a broken PreToolUse payload still gets the PreToolUse fail mode.
+            let event = ctx.event_hint.clone().or_else(|| scan_event_name(bytes));
+            return bad_input(event.as_deref(), &format!("{e}{size_note}"), ctx);
         }
     };
     let project = Project::resolve(&ctx.env, input.cwd.as_deref());
@@ -226,5 +272,46 @@ fn internal_error(event: Option<&str>, message: &str, on_error: OnError) -> Answ
         Answer::decision(decision, reason).with_stderr(message.to_owned())
     } else {
         Answer::silent(&event).with_stderr(message.to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_name_is_found_in_broken_payloads() {
+        assert_eq!(
+            scan_event_name(b"{\"hook_event_name\" : \"PreToolUse\", \"x\": \"\xff\"}"),
+            Some("PreToolUse".into())
+        );
+        assert_eq!(
+            scan_event_name(b"{\"hook_event_name\":\"PreToolUse\",\"tool_input\":[[[[[["),
+            Some("PreToolUse".into())
+        );
+        assert_eq!(scan_event_name(b"{\"hook_event_name\":\"Nope\""), None);
+        assert_eq!(scan_event_name(b"{\"hook_event_name\":"), None);
+        assert_eq!(scan_event_name(b""), None);
+    }
+
+    #[test]
+    fn broken_pre_tool_use_payload_still_asks() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            env: Env {
+                oath_home: Some(dir.path().join("state")),
+                home: Some(dir.path().join("home")),
+                claude_project_dir: Some(dir.path().join("project")),
+                ..Env::default()
+            },
+            now: Timestamp::from_unix(0),
+            event_hint: None,
+        };
+        let a = run_guarded(
+            b"{\"hook_event_name\":\"PreToolUse\",\"tool_input\":{\"command\":\"\xff\"}}",
+            &ctx,
+        );
+        assert_eq!(a.permission(), Some(PermissionDecision::Ask));
+        assert_eq!(a.event(), &EventName::PreToolUse);
     }
 }

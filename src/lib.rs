@@ -11,7 +11,7 @@
 //! | 3-strike protocol | [`strike`] |
 //! | retrospectives | [`transcript`], [`kpt`] |
 //! | files | [`project`] (where), [`state`] (locked atomic files), [`audit`], [`redact`] |
-//! | configuration | [`config`] |
+//! | configuration | [`config`], [`suggest`] ("did you mean") |
 //! | people | [`cli`], [`cmd`], [`ui`], [`error`] |
 //! | ambient | [`clock`], [`env`] |
 
@@ -37,6 +37,7 @@ pub mod rules;
 pub mod shell;
 pub mod state;
 pub mod strike;
+pub mod suggest;
 pub mod transcript;
 pub mod trust;
 pub mod ui;

@@ -64,8 +64,9 @@ impl Phase {
 
     /// Reads the phase from a phase file; `None` when it is missing or unrecognised.
     pub fn read(path: &Path) -> Option<Self> {
-        std::fs::read_to_string(path)
+        crate::state::read_text_file(path, 64 * 1024)
             .ok()
+            .flatten()
             .and_then(|t| Self::parse(&t))
     }
 

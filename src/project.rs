@@ -5,7 +5,6 @@
 //! state dir (`~/.local/state/oath`), in one folder per project named from the root's last
 //! component and a hash of its full path. Git is read from `.git` directly (no subprocess).
 
-use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -234,7 +233,7 @@ pub fn git_head(root: &Path) -> Head {
     let dot_git = root.join(".git");
     let git_dir = if dot_git.is_dir() {
         dot_git
-    } else if let Ok(text) = fs::read_to_string(&dot_git) {
+    } else if let Ok(Some(text)) = crate::state::read_text_file(&dot_git, 64 * 1024) {
         match text.trim().strip_prefix("gitdir:") {
             Some(d) => {
                 let d = PathBuf::from(d.trim());
@@ -245,8 +244,8 @@ pub fn git_head(root: &Path) -> Head {
     } else {
         return Head::NoGit;
     };
-    match fs::read_to_string(git_dir.join("HEAD")) {
-        Ok(head) => {
+    match crate::state::read_text_file(&git_dir.join("HEAD"), 64 * 1024) {
+        Ok(Some(head)) => {
             let head = head.trim();
             match head.strip_prefix("ref: refs/heads/") {
                 Some(branch) => Head::Branch(branch.to_owned()),
@@ -254,7 +253,7 @@ pub fn git_head(root: &Path) -> Head {
                 None => Head::NoGit,
             }
         }
-        Err(_) => Head::NoGit,
+        Ok(None) | Err(_) => Head::NoGit,
     }
 }
 
@@ -288,6 +287,7 @@ pub fn branch_folder(head: &Head) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn branch_folders_do_not_collide() {

@@ -1,21 +1,54 @@
 //! Secret redaction for everything oath writes.
 //!
-//! Values are inspected, not only key names: known token formats (cloud keys, GitHub, Slack,
-//! OpenAI/Anthropic/Stripe keys, Google API keys, JWTs), bearer and basic credentials,
-//! private-key blocks, passwords in URLs, and `NAME=value` / `NAME: value` where NAME looks
-//! secret. In JSON, any string under a secret-looking key is redacted too. Pure functions; a
-//! hand-written scanner keeps this off the hook's start-up cost (no regex compilation).
+//! Values are inspected, not only key names: known token formats (cloud keys, GitHub, GitLab,
+//! Slack, OpenAI/Anthropic/Stripe keys, Google API keys, JWTs, webhooks), bearer and basic
+//! credentials, private-key blocks, passwords in URLs, secret flags (`--password x`), and
+//! `NAME=value` / `NAME: value` / `NAME = value` where NAME looks secret. In JSON, any string or
+//! number under a secret-looking key is redacted too, and object keys that are tokens.
+//!
+//! Pure functions and hand-written scanners, each pass linear in the text (bounded look-ahead
+//! only), so redacting a 20 MB Write content costs milliseconds and no regex is compiled on the
+//! hook's hot path. Every slice index lands on an ASCII byte, so any UTF-8 text is safe.
 
 use std::borrow::Cow;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// What replaces a secret.
 pub const MASK: &str = "[REDACTED]";
 
-/// Returns whether a key or variable name looks like it holds a secret.
+/// Name suffixes that describe a secret without holding one (`max_tokens`, `TOKEN_FILE`).
+const NOT_SECRET_SUFFIXES: &[&str] = &[
+    "tokens", "count", "type", "file", "files", "path", "dir", "url", "uri", "_id", "-id", "ids",
+    "name", "length", "len", "size", "limit", "ttl", "expiry", "expires", "_at", "arn", "version",
+    "kind", "mode", "format", "endpoint", "policy", "reset", "manager", "store", "helper",
+];
+
+/// Returns whether a key, variable or flag name looks like it holds a secret.
 pub fn is_secret_name(name: &str) -> bool {
+    let name = name.trim_start_matches('-');
+    if name.is_empty() || name.len() > 128 {
+        return false;
+    }
     let lower = name.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "authorization"
+            | "proxy-authorization"
+            | "auth"
+            | "cookie"
+            | "set-cookie"
+            | "x-api-key"
+            | "pass"
+            | "sig"
+            | "passwd"
+            | "pwd_hash"
+    ) {
+        return true;
+    }
+    if NOT_SECRET_SUFFIXES.iter().any(|s| lower.ends_with(s)) || lower.contains("tokeniz") {
+        return false;
+    }
     const WORDS: &[&str] = &[
         "password",
         "passwd",
@@ -27,23 +60,34 @@ pub fn is_secret_name(name: &str) -> bool {
         "api-key",
         "access_key",
         "accesskey",
+        "accountkey",
         "private_key",
         "privatekey",
+        "private-key",
         "credential",
         "auth_key",
-        "client_secret",
         "session_key",
-        "pwd",
+        "signing_key",
+        "encryption_key",
+        "master_key",
     ];
     if WORDS.iter().any(|w| lower.contains(w)) {
         return true;
     }
-    matches!(
-        lower.as_str(),
-        "authorization" | "auth" | "cookie" | "set-cookie" | "x-api-key" | "pass"
-    ) || lower.ends_with("_pass")
-        || lower.ends_with("_key")
-            && (lower.contains("secret") || lower.contains("private") || lower.contains("api"))
+    if lower.ends_with("_pass") || lower.ends_with("-pass") || lower.ends_with("_pwd") {
+        return true;
+    }
+    // `STRIPE_KEY`, `OPENAI_KEY`: an environment-variable style name ending in `_KEY`.
+    let env_style = name
+        .bytes()
+        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    (env_style && lower.ends_with("_key") && lower.len() > 4)
+        || (lower.ends_with("_key") || lower.ends_with("-key"))
+            && [
+                "secret", "private", "api", "auth", "signing", "encrypt", "master",
+            ]
+            .iter()
+            .any(|w| lower.contains(w))
 }
 
 /// Redacts secrets inside a JSON value in place; returns whether anything changed.
@@ -60,14 +104,27 @@ pub fn redact_value(v: &mut Value) -> bool {
         Value::Array(items) => items.iter_mut().fold(false, |acc, i| redact_value(i) | acc),
         Value::Object(map) => {
             let mut changed = false;
+            if map.keys().any(|k| matches!(redact_str(k), Cow::Owned(_))) {
+                let old = std::mem::take(map);
+                let mut renamed = Map::with_capacity(old.len());
+                for (k, val) in old {
+                    renamed.insert(redact_str(&k).into_owned(), val);
+                }
+                *map = renamed;
+                changed = true;
+            }
             for (k, val) in map.iter_mut() {
-                if is_secret_name(k)
-                    && matches!(val, Value::String(s) if !s.is_empty() && s != MASK)
-                {
-                    *val = Value::String(MASK.into());
-                    changed = true;
-                } else {
-                    changed |= redact_value(val);
+                let secret_key = is_secret_name(k);
+                match val {
+                    Value::String(s) if secret_key && !s.is_empty() && s != MASK => {
+                        *val = Value::String(MASK.into());
+                        changed = true;
+                    }
+                    Value::Number(_) if secret_key => {
+                        *val = Value::String(MASK.into());
+                        changed = true;
+                    }
+                    _ => changed |= redact_value(val),
                 }
             }
             changed
@@ -86,7 +143,10 @@ pub fn redact_str(s: &str) -> Cow<'_, str> {
         let plain = strip_ansi(s);
         return match redact_plain(&plain) {
             Cow::Owned(r) => Cow::Owned(r),
-            Cow::Borrowed(_) => Cow::Borrowed(s),
+            // Stripping can also hide a secret: a two-byte escape swallows the space before a
+            // token (gluing it to the previous word) and an unterminated OSC swallows the rest
+            // of the text. Scan the text as it is too before calling it clean.
+            Cow::Borrowed(_) => redact_plain(s),
         };
     }
     redact_plain(s)
@@ -134,9 +194,9 @@ fn redact_plain(s: &str) -> Cow<'_, str> {
     if !might_hold_secret(s) {
         return Cow::Borrowed(s);
     }
-    let mut text = s.to_owned();
-    text = redact_private_keys(&text);
+    let mut text = redact_private_keys(s);
     text = redact_tokens(&text);
+    text = redact_flag_values(&text);
     text = redact_assignments(&text);
     if text == s {
         Cow::Borrowed(s)
@@ -145,37 +205,57 @@ fn redact_plain(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// A cheap pre-check: text without `=`, `:`, `-`, `_` or a known prefix cannot hold a secret
-/// we recognise.
+/// A cheap pre-check: text without `=`, `:`, `-`, `_`, `.` or an uppercase letter cannot hold
+/// a secret we recognise.
 fn might_hold_secret(s: &str) -> bool {
     s.len() >= 8
         && s.bytes()
             .any(|b| matches!(b, b'=' | b':' | b'-' | b'_' | b'.' | b'A'..=b'Z'))
 }
 
+/// Returns the first index of `needle` in `hay[from..from + limit]` (bounded search).
+fn find_within(hay: &str, from: usize, limit: usize, needle: &str) -> Option<usize> {
+    let bytes = hay.as_bytes();
+    let end = (from + limit + needle.len()).min(bytes.len());
+    bytes
+        .get(from..end)?
+        .windows(needle.len())
+        .position(|w| w == needle.as_bytes())
+        .map(|p| from + p)
+}
+
+/// Masks `-----BEGIN … PRIVATE KEY-----` blocks (RSA, EC, DSA, OPENSSH, PGP, PKCS#8) up to
+/// their END line, or to the end of the text when it has none.
 fn redact_private_keys(s: &str) -> String {
+    const BEGIN: &str = "-----BEGIN ";
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
-    while let Some(start) = rest.find("-----BEGIN ") {
-        let header_end = rest[start..]
-            .find("-----\n")
-            .or_else(|| rest[start + 11..].find("-----").map(|i| i + 11));
-        let is_key = rest[start..]
-            .lines()
-            .next()
-            .is_some_and(|l| l.contains("PRIVATE KEY") || l.contains("OPENSSH"));
-        if !is_key || header_end.is_none() {
-            out.push_str(&rest[..start + 11]);
-            rest = &rest[start + 11..];
+    while let Some(start) = rest.find(BEGIN) {
+        // The header is short: look for its closing dashes within 80 bytes only.
+        let label_from = start + BEGIN.len();
+        let header_close = find_within(rest, label_from, 80, "-----");
+        // A real block: the label names a private key and a line break (or an escaped one)
+        // follows the header, unlike prose that mentions `-----BEGIN … PRIVATE KEY-----`.
+        let is_key = header_close.is_some_and(|close| {
+            let label = &rest[label_from..close];
+            let next = rest.as_bytes().get(close + 5).copied();
+            (label.contains("PRIVATE KEY") || label.contains("OPENSSH"))
+                && matches!(next, None | Some(b'\n' | b'\r' | b'\\' | b' ' | b'"'))
+        });
+        if !is_key {
+            out.push_str(&rest[..label_from]);
+            rest = &rest[label_from..];
             continue;
         }
         out.push_str(&rest[..start]);
         out.push_str("[REDACTED private key]");
-        let after = &rest[start..];
+        let after = &rest[label_from..];
         match after.find("-----END ") {
             Some(end) => {
                 let tail = &after[end + 9..];
-                let close = tail.find("-----").map(|i| i + 5).unwrap_or(tail.len());
+                let close = find_within(tail, 0, 80, "-----")
+                    .map(|i| i + 5)
+                    .unwrap_or(0);
                 rest = &tail[close..];
             }
             None => rest = "",
@@ -189,22 +269,37 @@ fn is_token_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '+' | '=')
 }
 
-/// Finds token-shaped words and masks those of a known format.
+/// Returns whether a word looks machine-generated: long, with letters and digits.
+fn looks_random(w: &str) -> bool {
+    w.len() >= 16
+        && w.bytes().any(|b| b.is_ascii_digit())
+        && w.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// Finds token-shaped words and masks those of a known format, and credentials following
+/// `Bearer`, `Basic` or `token`.
 fn redact_tokens(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut word_start: Option<usize> = None;
-    let mut prev_word_lower = String::new();
+    let mut prev = String::new();
     let flush = |out: &mut String, word: &str, prev: &str| {
-        if is_known_token(word) || (matches!(prev, "bearer" | "basic" | "token") && word.len() >= 8)
-        {
+        let after_scheme = match prev {
+            "bearer" | "basic" => word.len() >= 8,
+            "token" | "bot" => looks_random(word),
+            _ => false,
+        };
+        if after_scheme || is_known_token(word) {
             out.push_str(MASK);
             return;
         }
-        // `name=TOKEN` inside one word: mask the part after the first `=`.
-        if let Some(eq) = word.find('=')
-            && is_known_token(&word[eq + 1..])
+        // A token inside a longer word: `name=TOKEN`, `path/TOKEN`.
+        if let Some(cut) = word
+            .char_indices()
+            .filter(|(_, c)| matches!(c, '=' | '/'))
+            .map(|(i, _)| i)
+            .find(|&i| is_known_token(&word[i + 1..]))
         {
-            out.push_str(&word[..=eq]);
+            out.push_str(&word[..=cut]);
             out.push_str(MASK);
             return;
         }
@@ -218,128 +313,300 @@ fn redact_tokens(s: &str) -> String {
         } else {
             if let Some(ws) = word_start.take() {
                 let word = &s[ws..i];
-                flush(&mut out, word, &prev_word_lower);
-                prev_word_lower = word.to_ascii_lowercase();
+                flush(&mut out, word, &prev);
+                prev.clear();
+                if word.len() <= 16 {
+                    prev.push_str(&word.to_ascii_lowercase());
+                }
             }
             out.push(c);
         }
     }
     if let Some(ws) = word_start {
-        flush(&mut out, &s[ws..], &prev_word_lower);
+        flush(&mut out, &s[ws..], &prev);
     }
     out
 }
 
-fn count_while(s: &str, f: impl Fn(char) -> bool) -> usize {
-    s.chars().take_while(|c| f(*c)).count()
+fn count_while(s: &str, f: impl Fn(u8) -> bool) -> usize {
+    s.bytes().take_while(|c| f(*c)).count()
 }
 
-fn alnum(c: char) -> bool {
+fn alnum(c: u8) -> bool {
     c.is_ascii_alphanumeric()
 }
+
+fn alnum_dash(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'-'
+}
+
+fn upper_digit(c: u8) -> bool {
+    c.is_ascii_uppercase() || c.is_ascii_digit()
+}
+
+fn hex(c: u8) -> bool {
+    c.is_ascii_hexdigit()
+}
+
+/// A token format with a fixed prefix: (prefix, characters allowed after it, least count).
+type Prefixed = (&'static str, fn(u8) -> bool, usize);
+
+/// Token formats with a fixed prefix.
+const PREFIXED: &[Prefixed] = &[
+    // AWS access key ids.
+    ("AKIA", upper_digit, 16),
+    ("ASIA", upper_digit, 16),
+    ("AGPA", upper_digit, 16),
+    ("AIDA", upper_digit, 16),
+    ("AROA", upper_digit, 16),
+    ("ANPA", upper_digit, 16),
+    ("ANVA", upper_digit, 16),
+    ("AIPA", upper_digit, 16),
+    // GitHub.
+    ("ghp_", alnum, 30),
+    ("gho_", alnum, 30),
+    ("ghu_", alnum, 30),
+    ("ghs_", alnum, 30),
+    ("ghr_", alnum, 30),
+    ("github_pat_", alnum_dash, 20),
+    // GitLab.
+    ("glpat-", alnum_dash, 20),
+    ("gldt-", alnum_dash, 20),
+    ("glrt-", alnum_dash, 20),
+    ("glptt-", alnum_dash, 20),
+    ("glcbt-", alnum_dash, 20),
+    ("glft-", alnum_dash, 20),
+    ("glsoat-", alnum_dash, 20),
+    ("gloas-", alnum_dash, 20),
+    // Slack.
+    ("xoxb-", alnum_dash, 10),
+    ("xoxa-", alnum_dash, 10),
+    ("xoxp-", alnum_dash, 10),
+    ("xoxr-", alnum_dash, 10),
+    ("xoxs-", alnum_dash, 10),
+    ("xoxo-", alnum_dash, 10),
+    ("xoxe-", alnum_dash, 10),
+    ("xoxe.", alnum_dash, 10),
+    ("xapp-", alnum_dash, 10),
+    // Anthropic, OpenAI, Stripe.
+    ("sk-ant-", alnum_dash, 16),
+    ("sk-proj-", alnum_dash, 16),
+    ("sk-svcacct-", alnum_dash, 16),
+    ("sk-admin-", alnum_dash, 16),
+    ("sk-live-", alnum_dash, 16),
+    ("sk_live_", alnum_dash, 16),
+    ("sk_test_", alnum_dash, 16),
+    ("rk_live_", alnum_dash, 16),
+    ("rk_test_", alnum_dash, 16),
+    ("whsec_", alnum_dash, 16),
+    // Google.
+    ("AIza", alnum_dash, 30),
+    ("ya29.", alnum_dash, 20),
+    ("GOCSPX-", alnum_dash, 20),
+    // Registries and other services.
+    ("npm_", alnum, 30),
+    ("pypi-AgE", alnum_dash, 50),
+    ("hf_", alnum, 30),
+    ("dckr_pat_", alnum_dash, 20),
+    ("shpat_", hex, 32),
+    ("shpss_", hex, 32),
+    ("shpca_", hex, 32),
+    ("shppa_", hex, 32),
+    ("dop_v1_", hex, 64),
+    ("doo_v1_", hex, 64),
+    ("dapi", hex, 32),
+    ("hvs.", alnum_dash, 24),
+    ("glc_", alnum_dash, 30),
+    ("key-", hex, 32),
+    ("SK", hex, 32),
+    ("AGE-SECRET-KEY-1", upper_digit, 50),
+];
 
 /// Returns whether a word is a token of a known format.
 pub fn is_known_token(w: &str) -> bool {
     let w = w.trim_end_matches(['.', '=']);
-    for p in ["AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA"] {
-        if let Some(rest) = w.strip_prefix(p)
-            && rest.len() >= 16
-            && count_while(rest, |c| c.is_ascii_uppercase() || c.is_ascii_digit()) >= 16
+    if w.len() < 12 {
+        return false;
+    }
+    for (prefix, allowed, least) in PREFIXED {
+        if let Some(rest) = w.strip_prefix(prefix)
+            && count_while(rest, allowed) >= *least
         {
             return true;
         }
     }
-    for p in ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"] {
-        if let Some(rest) = w.strip_prefix(p)
-            && count_while(rest, alnum) >= 30
-        {
+    // OpenAI's older keys: `sk-` and 20+ random characters.
+    if let Some(rest) = w.strip_prefix("sk-") {
+        let n = count_while(rest, alnum_dash);
+        if n >= 20 && looks_random(&rest[..n]) {
             return true;
         }
     }
-    if let Some(rest) = w.strip_prefix("github_pat_")
-        && count_while(rest, |c| alnum(c) || c == '_') >= 20
+    // SendGrid: SG.<22>.<43>
+    if let Some(rest) = w.strip_prefix("SG.")
+        && rest.len() >= 60
+        && rest.contains('.')
     {
         return true;
     }
-    if let Some(rest) = w.strip_prefix("glpat-")
-        && rest.len() >= 20
-    {
-        return true;
-    }
-    for p in [
-        "xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-", "xoxo-", "xapp-",
-    ] {
-        if let Some(rest) = w.strip_prefix(p)
-            && rest.len() >= 10
-        {
-            return true;
-        }
-    }
-    for p in [
-        "sk-ant-", "sk-proj-", "sk-live-", "sk_live_", "sk_test_", "rk_live_", "rk_test_",
-        "whsec_", "sk-",
-    ] {
-        if let Some(rest) = w.strip_prefix(p)
-            && count_while(rest, |c| alnum(c) || c == '_' || c == '-') >= 16
-        {
-            return true;
-        }
-    }
-    if let Some(rest) = w.strip_prefix("AIza")
-        && count_while(rest, |c| alnum(c) || c == '_' || c == '-') >= 30
-    {
-        return true;
-    }
-    if let Some(rest) = w.strip_prefix("npm_")
-        && count_while(rest, alnum) >= 30
-    {
-        return true;
-    }
+    // JWT (three parts) and JWE (five parts), base64url each.
     if w.starts_with("eyJ") {
         let parts: Vec<&str> = w.split('.').collect();
-        if parts.len() == 3
-            && parts.iter().all(|p| p.len() >= 8 || p.is_empty())
+        if (parts.len() == 3 || parts.len() == 5)
             && parts[1].len() >= 8
+            && parts
+                .iter()
+                .all(|p| p.bytes().all(|b| alnum(b) || b == b'_' || b == b'-'))
         {
             return true;
         }
     }
-    if w.contains("hooks.slack.com/services/") {
-        return true;
-    }
-    false
+    [
+        "hooks.slack.com/services/",
+        "hooks.slack.com/workflows/",
+        "discord.com/api/webhooks/",
+        "discordapp.com/api/webhooks/",
+        "webhook.office.com/webhookb2/",
+    ]
+    .iter()
+    .any(|h| w.find(h).is_some_and(|at| w.len() >= at + h.len() + 8))
 }
 
-/// Masks the value of `NAME=value`, `NAME: value`, `"NAME": "value"` and `user:pass@` in URLs.
+/// Returns the end of a value starting at `start`: the closing quote when it opens with one,
+/// else the first whitespace or shell/JSON separator. Returns (value start, value end, resume).
+fn value_span(bytes: &[u8], start: usize, stops: &[u8]) -> (usize, usize, usize) {
+    let quote = bytes
+        .get(start)
+        .copied()
+        .filter(|q| matches!(q, b'"' | b'\''));
+    let vstart = if quote.is_some() { start + 1 } else { start };
+    let mut k = vstart;
+    while k < bytes.len() {
+        let c = bytes[k];
+        match quote {
+            Some(q) if c == q => break,
+            Some(_) if c == b'\\' => k += 1,
+            Some(_) => {}
+            None if c.is_ascii_whitespace() || stops.contains(&c) => break,
+            None => {}
+        }
+        k += 1;
+    }
+    let k = k.min(bytes.len());
+    (vstart, k, k)
+}
+
+/// Whether a value should be masked (not empty, not a variable, not already masked).
+fn maskable(value: &str) -> bool {
+    !value.is_empty() && value != MASK && !value.starts_with('$') && !value.starts_with(MASK)
+}
+
+/// Masks the value after a secret flag given with a space (`--password hunter2`,
+/// `--token 'x y'`), curl's `-u user:pass`, and `aws_secret_access_key VALUE` when VALUE is
+/// random-looking.
+fn redact_flag_values(s: &str) -> String {
+    const STOPS: &[u8] = b"\"'`;&|)";
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let at_word_start = i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'');
+        if !at_word_start || !(bytes[i].is_ascii_alphanumeric() || bytes[i] == b'-') {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < bytes.len()
+            && (bytes[j].is_ascii_alphanumeric() || matches!(bytes[j], b'_' | b'-'))
+        {
+            j += 1;
+        }
+        let name = &s[i..j];
+        let mut k = j;
+        while k < bytes.len() && matches!(bytes[k], b' ' | b'\t') {
+            k += 1;
+        }
+        if k == j || k >= bytes.len() {
+            i = j.max(i + 1);
+            continue;
+        }
+        let is_flag = name.starts_with('-') && name.len() >= 3;
+        let (vstart, vend, resume) = value_span(bytes, k, STOPS);
+        let value = &s[vstart..vend];
+        let mask = if name == "-u" || name == "--user" {
+            // curl -u user:password
+            match value.find(':') {
+                Some(colon)
+                    if colon > 0
+                        && value[..colon]
+                            .bytes()
+                            .all(|b| alnum(b) || matches!(b, b'.' | b'_' | b'-' | b'@'))
+                        && !value[colon + 1..].bytes().all(|b| b.is_ascii_digit())
+                        && maskable(&value[colon + 1..]) =>
+                {
+                    Some(vstart + colon + 1)
+                }
+                _ => None,
+            }
+        } else {
+            let secret_flag =
+                is_flag && is_secret_name(name) && maskable(value) && !value.starts_with('-');
+            let secret_word =
+                !is_flag && name.contains('_') && is_secret_name(name) && looks_random(value);
+            (secret_flag || secret_word).then_some(vstart)
+        };
+        match mask {
+            Some(from) => {
+                out.push_str(&s[last..from]);
+                out.push_str(MASK);
+                last = vend;
+                i = resume.max(i + 1);
+            }
+            None => i = j.max(i + 1),
+        }
+    }
+    out.push_str(&s[last..]);
+    out
+}
+
+/// Masks the value of `NAME=value`, `NAME = value`, `NAME: value`, `"NAME": "value"` and the
+/// password of `scheme://user:pass@host`.
 fn redact_assignments(s: &str) -> String {
+    const STOPS: &[u8] = b"\"'`;&|,})";
     let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
     let mut i = 0;
     let mut last = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        if b == b'=' || b == b':' {
-            // Name: identifier characters (and quotes) right before the operator.
-            let mut j = i;
-            while j > 0 && bytes[j - 1] == b'"' {
-                j -= 1;
+        if b != b'=' && b != b':' {
+            i += 1;
+            continue;
+        }
+        // Comparisons and arrows are not assignments: `==`, `!=`, `<=`, `>=`, `=~`, `=>`.
+        if b == b'='
+            && (matches!(bytes.get(i + 1), Some(b'=' | b'~' | b'>'))
+                || (i > 0 && matches!(bytes[i - 1], b'=' | b'!' | b'<' | b'>')))
+        {
+            i += 1;
+            continue;
+        }
+        // URL credentials: scheme://user:pass@host
+        if b == b':' {
+            let mut u = i;
+            while u > 0 && !matches!(bytes[u - 1], b'/' | b' ' | b'\n' | b'@' | b'"' | b'\'') {
+                u -= 1;
             }
-            let name_end = j;
-            while j > 0
-                && (bytes[j - 1].is_ascii_alphanumeric()
-                    || matches!(bytes[j - 1], b'_' | b'-' | b'.'))
-            {
-                j -= 1;
-            }
-            let name = &s[j..name_end];
-            // URL credentials: scheme://user:pass@host
-            if b == b':'
-                && j >= 3
-                && s.get(j - 3..j) == Some("://")
-                && let Some(at) = s[i + 1..].find('@')
+            if bytes[..u].ends_with(b"://")
+                && let Some(at) = s[i + 1..]
+                    .bytes()
+                    .take(256)
+                    .take_while(|c| !matches!(c, b'/' | b' ' | b'\n' | b'"' | b'\''))
+                    .position(|c| c == b'@')
             {
                 let pass = &s[i + 1..i + 1 + at];
-                if !pass.is_empty() && !pass.contains(['/', ' ', '\n']) && pass != MASK {
+                if maskable(pass) {
                     out.push_str(&s[last..=i]);
                     out.push_str(MASK);
                     i = i + 1 + at;
@@ -347,47 +614,47 @@ fn redact_assignments(s: &str) -> String {
                     continue;
                 }
             }
-            if !name.is_empty() && is_secret_name(name) {
-                // Value: skip spaces (for `:`), an opening quote, then up to the closing
-                // quote or whitespace.
-                let mut k = i + 1;
-                while k < bytes.len() && bytes[k] == b' ' && b == b':' {
+        }
+        // Name: identifier characters (after optional quotes and spaces) right before `=`/`:`.
+        let mut j = i;
+        while j > 0 && matches!(bytes[j - 1], b' ' | b'\t') && i - j < 4 {
+            j -= 1;
+        }
+        let spaced = j < i;
+        while j > 0 && matches!(bytes[j - 1], b'"' | b'\'') && i - j < 8 {
+            j -= 1;
+        }
+        let name_end = j;
+        while j > 0
+            && name_end - j < 128
+            && (bytes[j - 1].is_ascii_alphanumeric() || matches!(bytes[j - 1], b'_' | b'-' | b'.'))
+        {
+            j -= 1;
+        }
+        let name = &s[j..name_end];
+        if !name.is_empty() && is_secret_name(name) {
+            let mut k = i + 1;
+            if b == b':' || spaced {
+                while k < bytes.len() && matches!(bytes[k], b' ' | b'\t') {
                     k += 1;
                 }
-                let quote = bytes.get(k).copied().filter(|q| matches!(q, b'"' | b'\''));
-                if quote.is_some() {
-                    k += 1;
-                }
-                let vstart = k;
-                while k < bytes.len() {
-                    let c = bytes[k];
-                    let stop = match quote {
-                        Some(q) => c == q,
-                        None => {
-                            c.is_ascii_whitespace()
-                                || matches!(
-                                    c,
-                                    b'"' | b'\'' | b';' | b'&' | b'|' | b',' | b'}' | b')'
-                                )
-                        }
-                    };
-                    if stop {
-                        break;
-                    }
-                    if c == b'\\' && quote.is_some() {
-                        k += 1;
-                    }
-                    k += 1;
-                }
-                let k = k.min(bytes.len());
-                let value = &s[vstart..k];
-                if !value.is_empty() && value != MASK && !value.starts_with('$') {
-                    out.push_str(&s[last..vstart]);
-                    out.push_str(MASK);
-                    last = k;
-                    i = k;
-                    continue;
-                }
+            }
+            let (vstart, vend, resume) = value_span(bytes, k, STOPS);
+            let value = &s[vstart..vend];
+            // `secret = compute(x)` in code is not a secret; `password = hunter2` in an ini
+            // file is: a spaced, unquoted value must not look like an expression.
+            let expression = spaced
+                && b == b'='
+                && vstart == k
+                && value
+                    .bytes()
+                    .any(|c| matches!(c, b'(' | b'[' | b'{' | b'<'));
+            if maskable(value) && !expression {
+                out.push_str(&s[last..vstart]);
+                out.push_str(MASK);
+                last = vend;
+                i = resume.max(i + 1);
+                continue;
             }
         }
         i += 1;
@@ -433,12 +700,34 @@ mod tests {
             ),
             ("PASSWORD=hunter22 mysql", "PASSWORD=[REDACTED] mysql"),
             (
+                "`export API_KEY=abc123`, x",
+                "`export API_KEY=[REDACTED]`, x",
+            ),
+            (
                 "https://user:s3cret@example.com/x",
                 "https://user:[REDACTED]@example.com/x",
             ),
             (
                 "t=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
                 "t=[REDACTED]",
+            ),
+            (
+                "mysql --password hunter2 -u root",
+                "mysql --password [REDACTED] -u root",
+            ),
+            ("login --token 'a b c' x", "login --token '[REDACTED]' x"),
+            (
+                "curl -u admin:pa55word https://x",
+                "curl -u admin:[REDACTED] https://x",
+            ),
+            (
+                "aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                "aws configure set aws_secret_access_key [REDACTED]",
+            ),
+            ("db_password = 'x y z'", "db_password = '[REDACTED]'"),
+            (
+                "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=abc/def+ghi==;EndpointSuffix=core.windows.net",
+                "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=[REDACTED];EndpointSuffix=core.windows.net",
             ),
         ];
         for (input, want) in cases {
@@ -450,6 +739,10 @@ mod tests {
     fn private_key_blocks_are_masked() {
         let s = "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\nabc\n-----END RSA PRIVATE KEY-----\nb";
         assert_eq!(redact_str(s), "a\n[REDACTED private key]\nb");
+        let s = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n";
+        assert_eq!(redact_str(s), "[REDACTED private key]");
+        let cert = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----";
+        assert_eq!(redact_str(cert), cert);
     }
 
     #[test]
@@ -460,8 +753,36 @@ mod tests {
             "cargo test -- --nocapture",
             "key: value",
             "x=1",
+            "grep -rn token src/ | head",
+            "git show 3f786850e387550fdab836ed7e6dc881de23001b",
+            "id 123e4567-e89b-12d3-a456-426614174000",
+            "echo aGVsbG8gd29ybGQgdGhpcyBpcyBub3QgYSBzZWNyZXQ= | base64 -d",
+            "docker run -p 8080:80 -u 1000:1000 img",
+            "max_tokens=4096 token_type=Bearer",
+            "if [ \"$token\" == \"$expected\" ]; then",
+            "export GITHUB_TOKEN=$(gh auth token)",
+            "cd $PWD && make",
+            "pip install scikit-learn",
+            "ssh user@host.example.com",
+            "https://example.com:8443/path@v1",
+            "date -u +%Y-%m-%dT%H:%M:%SZ",
+            "let secret_key = is_secret_name(k);",
+            "/// Masks `-----BEGIN … PRIVATE KEY-----` blocks up to their END line",
+            "const HOOKS: &str = \"hooks.slack.com/services/\";",
         ] {
-            assert!(matches!(redact_str(s), Cow::Borrowed(_)), "{s}");
+            assert_eq!(redact_str(s), s, "{s}");
+        }
+    }
+
+    #[test]
+    fn any_text_is_safe_to_slice() {
+        for s in [
+            "éé:abcdefgh@x",
+            "ééé://é:é@é",
+            "€€=€€€€ password=€",
+            "a-----BEGIN é",
+        ] {
+            let _ = redact_str(s);
         }
     }
 
@@ -473,12 +794,56 @@ mod tests {
     }
 
     #[test]
+    fn escapes_never_hide_a_token() {
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        for s in [
+            format!("A\u{1b} {token}"),
+            format!("x \u{1b}] {token}"),
+            format!("\u{1b}[1m{token}\u{1b}[0m"),
+        ] {
+            assert!(!redact_str(&s).contains(token), "{s:?}");
+        }
+    }
+
+    #[test]
     fn json_keys_and_values() {
-        let mut v = json!({"password": "p", "nested": {"authToken": "zzz"}, "cmd": "TOKEN=abc123 run", "n": 1});
+        let mut v = json!({"password": "p", "nested": {"authToken": "zzz", "pin_secret": 1234}, "cmd": "TOKEN=abc123 run", "n": 1, "max_tokens": 5});
         assert!(redact_value(&mut v));
         assert_eq!(
             v,
-            json!({"password": MASK, "nested": {"authToken": MASK}, "cmd": "TOKEN=[REDACTED] run", "n": 1})
+            json!({"password": MASK, "nested": {"authToken": MASK, "pin_secret": MASK}, "cmd": "TOKEN=[REDACTED] run", "n": 1, "max_tokens": 5})
         );
+        let mut k = json!({"ghp_0123456789abcdefghijABCDEFGHIJ012345": 1});
+        assert!(redact_value(&mut k));
+        assert_eq!(k, json!({MASK: 1}));
+    }
+}
+
+#[cfg(test)]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn never_panics_and_keeps_no_known_token(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    "[ -~]{0,12}",
+                    "[=:@/\"' é€-]{0,4}",
+                    Just(" ghp_0123456789abcdefghijABCDEFGHIJ012345".to_owned()),
+                    Just("password=".to_owned()),
+                    Just("https://u:".to_owned()),
+                    Just("-----BEGIN RSA PRIVATE KEY-----".to_owned()),
+                    Just("--token ".to_owned()),
+                    ".{0,6}",
+                ],
+                0..12,
+            )
+        ) {
+            let s = parts.concat();
+            let out = redact_str(&s);
+            prop_assert!(!out.contains("ghp_0123456789abcdefghijABCDEFGHIJ012345"));
+        }
     }
 }

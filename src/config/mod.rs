@@ -19,6 +19,9 @@ use crate::rules::Rules;
 use crate::strike::StrikeConfig;
 use crate::trust::{AutonomyParams, RiskWeights, TrustParams};
 
+/// Largest configuration file read (1 MiB); a larger one is a read error.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
 /// What PreToolUse answers when oath itself fails (bad input, invalid config, a bug).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -120,9 +123,9 @@ impl Config {
         let mut sources = Vec::new();
         for (layer, path) in [(Layer::User, user), (Layer::Project, project)] {
             let Some(path) = path else { continue };
-            let text = match std::fs::read_to_string(path) {
-                Ok(t) => t,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            let text = match crate::state::read_text_file(path, MAX_CONFIG_BYTES) {
+                Ok(Some(t)) => t,
+                Ok(None) => continue,
                 Err(e) => {
                     return Err(ConfigError::Read {
                         path: path.to_path_buf(),
@@ -228,34 +231,14 @@ fn with_suggestion(message: &str) -> String {
         return message.to_owned();
     };
     let first_line = expected.lines().next().unwrap_or_default();
-    let best = first_line
+    let candidates = first_line
         .split(',')
         .map(|c| c.trim().trim_matches('`'))
-        .filter(|c| !c.is_empty())
-        .map(|c| (edit_distance(field, c), c))
-        .min();
-    match best {
-        Some((d, c)) if d <= field.len().max(3) / 2 + 1 => {
-            format!("{message}\nhint: did you mean `{c}`?")
-        }
-        _ => message.to_owned(),
+        .filter(|c| !c.is_empty());
+    match crate::suggest::closest(field, candidates) {
+        Some(c) => format!("{message}\nhint: did you mean `{c}`?"),
+        None => message.to_owned(),
     }
-}
-
-/// Levenshtein distance.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

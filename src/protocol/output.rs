@@ -184,7 +184,7 @@ impl Answer {
     /// for a deny the reason on stderr too. Returns the exit code.
     pub fn emit(&self, stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
         for line in &self.stderr {
-            let _ = writeln!(stderr, "oath: {line}");
+            let _ = writeln!(stderr, "oath: {}", cap_line(line));
         }
         if self.exit_code() == 2
             && let Some(reason) = self.reason()
@@ -217,6 +217,21 @@ fn supports_context(event: &EventName) -> bool {
             | EventName::Stop
             | EventName::SubagentStop
     )
+}
+
+/// Longest diagnostic line written to stderr, in bytes (a message may quote a payload value).
+const MAX_STDERR_LINE: usize = 4096;
+
+/// Cuts a diagnostic line at [`MAX_STDERR_LINE`] bytes, marking the cut.
+fn cap_line(line: &str) -> std::borrow::Cow<'_, str> {
+    if line.len() <= MAX_STDERR_LINE {
+        return line.into();
+    }
+    let mut cut = MAX_STDERR_LINE;
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{} [... {} bytes]", &line[..cut], line.len()).into()
 }
 
 /// Caps a text at [`MAX_CONTEXT_CHARS`] characters, marking the cut.

@@ -92,6 +92,10 @@ fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, String> {
     if meta.is_dir() {
         return Err("a directory stands where the file should be".into());
     }
+    if !meta.is_file() {
+        // A FIFO would block the open until a writer came: never open one.
+        return Err("the file is not a regular file (a FIFO, socket or device)".into());
+    }
     if meta.len() > MAX_STATE_BYTES {
         return Err(format!(
             "the file is {} bytes, over the {MAX_STATE_BYTES}-byte limit",
@@ -103,6 +107,38 @@ fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, String> {
     file.read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read: {e}"))?;
     Ok(Some(bytes))
+}
+
+/// Reads a small text file that oath does not own (configuration, phase, git HEAD).
+///
+/// Returns `Ok(None)` when it does not exist. Anything but a regular file (a FIFO, a device, a
+/// directory, also behind a symlink) is refused without being opened, since opening a FIFO
+/// blocks until a writer appears and `/dev/zero` never ends: either would wedge the hook.
+/// Files over `limit` bytes are refused too.
+pub fn read_text_file(path: &Path, limit: u64) -> io::Result<Option<String>> {
+    let meta = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    if meta.len() > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "the file is {} bytes, over the {limit}-byte limit",
+                meta.len()
+            ),
+        ));
+    }
+    let mut text = String::new();
+    File::open(path)?.take(limit).read_to_string(&mut text)?;
+    Ok(Some(text))
 }
 
 /// Moves a corrupt file aside as `<file>.corrupt-<stamp>` and returns the new path.
@@ -145,12 +181,33 @@ where
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
     let lock_file = lock_path(path);
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_file)
-        .map_err(io_err("open lock", &lock_file))?;
+    let open_lock = || {
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_file)
+    };
+    let lock = match open_lock() {
+        Ok(f) => f,
+        // A directory (or FIFO, socket) standing where the lock file should be would stop
+        // every update for good: move it aside like a corrupt file and try once more.
+        Err(e)
+            if fs::symlink_metadata(&lock_file)
+                .is_ok_and(|m| !m.is_file() && !m.file_type().is_symlink()) =>
+        {
+            match quarantine(&lock_file, now) {
+                Ok(aside) => warnings.push(format!(
+                    "{} was not a lock file ({e}); moved it to {}",
+                    lock_file.display(),
+                    aside.display()
+                )),
+                Err(_) => return Err(io_err("open lock", &lock_file)(e)),
+            }
+            open_lock().map_err(io_err("open lock", &lock_file))?
+        }
+        Err(e) => return Err(io_err("open lock", &lock_file)(e)),
+    };
     lock.lock().map_err(io_err("lock", &lock_file))?;
     let mut value = match read_json::<T>(path) {
         ReadOutcome::Ok(v) => v,
@@ -210,6 +267,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
 pub fn append_line(path: &Path, line: &str) -> Result<(), StateError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+    // A log that is a symbolic link is not followed: appending would write oath's records
+    // (and anything an attacker-planted link points at) into a file elsewhere.
+    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(StateError::Io {
+            action: "append to",
+            path: path.to_path_buf(),
+            source: io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the file is a symbolic link, which oath does not follow",
+            ),
+        });
+    }
     let mut buf = Vec::with_capacity(line.len() + 1);
     buf.extend_from_slice(line.as_bytes());
     buf.push(b'\n');
@@ -298,6 +367,44 @@ mod tests {
                 .is_symlink()
         );
         assert_eq!(warnings.len(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinked_log_is_not_appended_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim.txt");
+        fs::write(&victim, "precious").unwrap();
+        let path = dir.path().join("a.jsonl");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        assert!(append_line(&path, "{}").is_err());
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn fifos_and_devices_are_never_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("f.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: mkfifo is not available");
+            return;
+        }
+        assert!(matches!(
+            read_json::<Counter>(&fifo),
+            ReadOutcome::Corrupt(_)
+        ));
+        assert!(read_text_file(&fifo, 1024).is_err());
+        assert!(read_text_file(Path::new("/dev/zero"), 1024).is_err());
+        assert!(
+            read_text_file(&dir.path().join("missing"), 1024)
+                .unwrap()
+                .is_none()
+        );
+        let mut warnings = Vec::new();
+        bump(&fifo, &mut warnings);
+        assert!(fifo.is_file(), "the FIFO was moved aside and replaced");
     }
 
     #[test]

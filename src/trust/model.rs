@@ -136,6 +136,11 @@ impl<'de> Deserialize<'de> for TrustFile {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let value = Value::deserialize(d)?;
+        // serde would read a JSON array as the fields of a struct in order: refuse anything
+        // but an object, so `[1,2,3]` is corrupt rather than a v1 file with score 1.
+        if !value.is_object() {
+            return Err(D::Error::custom("the trust file must be a JSON object"));
+        }
         let version = match value.get("version") {
             None => None,
             Some(Value::String(s)) => Some(s.clone()),
@@ -176,13 +181,13 @@ impl<'de> Deserialize<'de> for TrustFile {
                 }
                 global.successes = v1.successes;
                 global.failures = v1.failures;
-                global.total_operations = v1.successes + v1.failures;
+                global.total_operations = v1.successes.saturating_add(v1.failures);
                 let mut domains = BTreeMap::new();
                 domains.insert("_global".to_owned(), global);
                 Ok(Self {
                     version: "2".into(),
                     updated_at: String::new(),
-                    global_operation_count: v1.successes + v1.failures,
+                    global_operation_count: v1.successes.saturating_add(v1.failures),
                     domains,
                     recent_outcomes: Vec::new(),
                 })
@@ -314,7 +319,7 @@ pub fn apply_outcome(
                 d.is_recovering = false;
                 d.pre_failure_score = None;
             }
-            d.successes += 1;
+            d.successes = d.successes.saturating_add(1);
             d.consecutive_failures = 0;
         }
         Outcome::Failure => {
@@ -323,15 +328,16 @@ pub fn apply_outcome(
                 d.is_recovering = true;
             }
             d.score = (d.score * params.failure_decay).clamp(0.0, 1.0);
-            d.failures += 1;
-            d.consecutive_failures += 1;
+            d.failures = d.failures.saturating_add(1);
+            d.consecutive_failures = d.consecutive_failures.saturating_add(1);
         }
     }
-    d.total_operations += 1;
+    // Counters saturate: a hand-edited or hostile file holding u64::MAX must not panic.
+    d.total_operations = d.total_operations.saturating_add(1);
     d.last_operated_at = Some(now.iso_seconds());
     let after = d.score;
     file.domains.insert(domain.to_owned(), d);
-    file.global_operation_count += 1;
+    file.global_operation_count = file.global_operation_count.saturating_add(1);
     file.updated_at = now.iso_seconds();
     if let Some(id) = tool_use_id {
         file.recent_outcomes.push(AppliedOutcome {
@@ -473,6 +479,32 @@ mod tests {
     }
 
     #[test]
+    fn counters_saturate_instead_of_overflowing() {
+        let params = TrustParams::default();
+        let now = Timestamp::from_unix(1_772_366_400);
+        let mut file: TrustFile = serde_json::from_str(&format!(
+            r#"{{"version":"2","global_operation_count":{m},"domains":{{"file_read":{{"score":0.5,"successes":{m},"failures":{m},"total_operations":{m},"consecutive_failures":{c}}}}}}}"#,
+            m = u64::MAX,
+            c = u32::MAX
+        ))
+        .unwrap();
+        apply_outcome(&mut file, "file_read", Outcome::Success, None, now, &params);
+        apply_outcome(&mut file, "file_read", Outcome::Failure, None, now, &params);
+        let d = &file.domains["file_read"];
+        assert_eq!(
+            (d.successes, d.failures, d.total_operations),
+            (u64::MAX, u64::MAX, u64::MAX)
+        );
+        assert_eq!(file.global_operation_count, u64::MAX);
+        let v1: TrustFile = serde_json::from_str(&format!(
+            r#"{{"successes":{m},"failures":1}}"#,
+            m = u64::MAX
+        ))
+        .unwrap();
+        assert_eq!(v1.global_operation_count, u64::MAX);
+    }
+
+    #[test]
     fn v1_file_migrates_and_unknown_version_is_refused() {
         let f: TrustFile =
             serde_json::from_str(r#"{"score":0.6,"successes":20,"failures":3}"#).unwrap();
@@ -493,6 +525,7 @@ mod tests {
             (0, None, false)
         );
         assert!(serde_json::from_str::<TrustFile>(r#"{"version":"3","domains":{}}"#).is_err());
+        assert!(serde_json::from_str::<TrustFile>("[0.9, 2, 3]").is_err());
         assert!(
             serde_json::from_str::<TrustFile>(r#"{"version":"2","domains":{"a":{"score":7}}}"#)
                 .is_err()

@@ -4,8 +4,11 @@
 mod classify_cases;
 mod cli;
 mod explain;
+mod faults;
 mod install;
 mod kpt;
 mod observers;
+mod payloads;
+mod secrets;
 mod strike;
 mod support;

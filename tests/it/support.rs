@@ -2,17 +2,131 @@
 
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
-/// Returns the repository's `shared/` sibling folder holding fixtures.
+use serde_json::Value;
+
+/// Returns the `shared/` folder holding fixtures: the nearest `shared/` beside the crate or
+/// one of its ancestors (the main checkout has it as a sibling, worktrees one level higher).
 pub fn shared_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .skip(1)
+        .map(|a| a.join("shared"))
+        .find(|s| s.join("fixtures").is_dir())
+        .unwrap_or_else(|| manifest.join("../shared"))
+}
+
+/// Returns the path of the built `oath` binary.
+pub fn oath_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_oath"))
+}
+
+/// What one `oath hook` run produced.
+#[derive(Debug)]
+pub struct HookRun {
+    /// Exit code (`None` when killed by a signal).
+    pub code: Option<i32>,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl HookRun {
+    /// Returns the parsed answer object, if stdout held one.
+    pub fn answer(&self) -> Option<Value> {
+        let t = self.stdout.trim();
+        (!t.is_empty()).then(|| serde_json::from_str(t).expect("answer is JSON"))
+    }
+
+    /// Returns the PreToolUse permission decision, if any.
+    pub fn decision(&self) -> Option<String> {
+        self.answer().and_then(|a| {
+            a["hookSpecificOutput"]["permissionDecision"]
+                .as_str()
+                .map(str::to_owned)
+        })
+    }
+}
+
+/// Checks the protocol invariants of an answer to `event` (`None` when the event is unknown
+/// or not given): exit 0, or 2 only for a PreToolUse deny; stdout empty or exactly one JSON
+/// object whose `hookSpecificOutput.hookEventName`, when present, equals the event.
+pub fn assert_valid_answer(run: &HookRun, event: Option<&str>, context: &str) {
+    let code = run.code;
+    assert!(
+        matches!(code, Some(0 | 2)),
+        "{context}: exit {code:?}, stderr: {}",
+        clip(&run.stderr)
+    );
+    let out = run.stdout.trim_end_matches('\n');
+    assert!(
+        !run.stdout.trim().is_empty() || code == Some(0),
+        "{context}: exit 2 without a JSON deny"
+    );
+    if out.trim().is_empty() {
+        assert!(run.stdout.is_empty(), "{context}: whitespace-only stdout");
+        return;
+    }
+    assert!(
+        !out.contains('\n'),
+        "{context}: more than one line: {}",
+        clip(out)
+    );
+    let v: Value = serde_json::from_str(out)
+        .unwrap_or_else(|e| panic!("{context}: stdout is not JSON ({e}): {}", clip(out)));
+    assert!(v.is_object(), "{context}: stdout is not an object");
+    if let Some(specific) = v.get("hookSpecificOutput") {
+        let name = specific["hookEventName"].as_str();
+        assert!(
+            name.is_some(),
+            "{context}: hookSpecificOutput without hookEventName"
+        );
+        if let Some(event) = event {
+            assert_eq!(name, Some(event), "{context}: wrong hookEventName");
+        }
+        if specific.get("permissionDecision").is_some() {
+            assert_eq!(
+                name,
+                Some("PreToolUse"),
+                "{context}: decision outside PreToolUse"
+            );
+        }
+    }
+    let deny = v["hookSpecificOutput"]["permissionDecision"] == "deny";
+    assert_eq!(
+        code == Some(2),
+        deny,
+        "{context}: exit 2 if and only if deny"
+    );
+}
+
+/// Shortens long text for assertion messages.
+pub fn clip(s: &str) -> String {
+    if s.len() <= 600 {
+        return s.to_owned();
+    }
+    let mut cut = 600;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} bytes)", &s[..cut], s.len())
 }
 
 /// A temp HOME, state dir and project for one test.
 pub struct TestEnv {
     /// Keeps the temp dir alive.
     pub dir: tempfile::TempDir,
+}
+
+impl Default for TestEnv {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl TestEnv {
@@ -39,6 +153,27 @@ impl TestEnv {
         self.dir.path().join("project")
     }
 
+    /// Returns the project's state folder (`OATH_HOME/projects/<key>`).
+    pub fn state_dir(&self) -> PathBuf {
+        let env = oath::project::Env {
+            oath_home: Some(self.oath_home()),
+            ..Default::default()
+        };
+        oath::project::Project::at(&env, self.project()).state_dir
+    }
+
+    /// Returns the project's trust file.
+    pub fn trust_file(&self) -> PathBuf {
+        self.state_dir().join("trust-scores.json")
+    }
+
+    /// Returns the audit file of a session.
+    pub fn audit_file(&self, session: &str) -> PathBuf {
+        self.state_dir()
+            .join("audit")
+            .join(format!("{session}.jsonl"))
+    }
+
     /// Returns an `oath` command with a clean, hermetic environment.
     pub fn oath(&self) -> assert_cmd::Command {
         let mut cmd = assert_cmd::Command::cargo_bin("oath").expect("oath binary");
@@ -49,6 +184,90 @@ impl TestEnv {
             .env("CLAUDE_PROJECT_DIR", self.project())
             .current_dir(self.project());
         cmd
+    }
+
+    /// Returns a plain `std` command for `oath hook` with the same environment (for spawning
+    /// many at once or wrapping in a shell).
+    pub fn hook_command(&self) -> Command {
+        let mut cmd = Command::new(oath_bin());
+        cmd.arg("hook");
+        self.apply_env(&mut cmd);
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    /// Gives a command the hermetic environment: only PATH, HOME, OATH_HOME and
+    /// CLAUDE_PROJECT_DIR, run in the project.
+    pub fn apply_env(&self, cmd: &mut Command) {
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home())
+            .env("OATH_HOME", self.oath_home())
+            .env("CLAUDE_PROJECT_DIR", self.project())
+            .current_dir(self.project());
+    }
+
+    /// Runs `oath hook [hint]` with the payload on stdin.
+    pub fn hook_raw(&self, payload: &[u8], hint: Option<&str>) -> HookRun {
+        let mut cmd = self.hook_command();
+        if let Some(h) = hint {
+            cmd.arg(h);
+        }
+        run_with_stdin(cmd, payload)
+    }
+
+    /// Runs `oath hook` with a JSON payload.
+    pub fn hook(&self, payload: &Value) -> HookRun {
+        self.hook_raw(payload.to_string().as_bytes(), None)
+    }
+
+    /// Returns every regular file oath may have written for this test: all under
+    /// `OATH_HOME` and the project's `.plan/`, with their bytes.
+    pub fn written_files(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out = Vec::new();
+        for root in [self.oath_home(), self.project().join(".plan")] {
+            collect_files(&root, &mut out);
+        }
+        out
+    }
+}
+
+fn collect_files(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            collect_files(&p, out);
+        } else if ft.is_file() {
+            let bytes = std::fs::read(&p).unwrap_or_default();
+            out.push((p, bytes));
+        }
+    }
+}
+
+/// Runs a command with bytes on stdin (written from a thread, so a child that exits early or
+/// never reads cannot block the test) and collects its output.
+pub fn run_with_stdin(mut cmd: Command, payload: &[u8]) -> HookRun {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn oath");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let bytes = payload.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&bytes);
+    });
+    let out = child.wait_with_output().expect("wait for oath");
+    let _ = writer.join();
+    HookRun {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
 

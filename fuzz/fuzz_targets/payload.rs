@@ -1,0 +1,69 @@
+//! Fuzzes the hook's hot path: arbitrary bytes on stdin, in a temp OATH_HOME, HOME and
+//! project. Any caught panic ("internal error"), an exit code other than 0 or 2, exit 2
+//! without a PreToolUse deny, or an answer naming another event is a finding.
+
+#![no_main]
+
+use std::sync::Mutex;
+
+use libfuzzer_sys::fuzz_target;
+use oath::clock::Timestamp;
+use oath::hook::{Ctx, run_guarded};
+use oath::project::Env;
+use oath::protocol::{EventName, PermissionDecision};
+
+/// The temp environment, replaced every few hundred runs so the state stays small.
+static DIR: Mutex<Option<(tempfile::TempDir, u32)>> = Mutex::new(None);
+
+fuzz_target!(|data: &[u8]| {
+    let mut guard = DIR.lock().unwrap_or_else(|e| e.into_inner());
+    if guard.as_ref().is_none_or(|(_, runs)| *runs >= 500) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(dir.path().join("project")).expect("project dir");
+        *guard = Some((dir, 0));
+    }
+    let Some((dir, runs)) = guard.as_mut() else {
+        return;
+    };
+    *runs += 1;
+    // Input starting like JSON is stdin as it is (so hook payloads seed the corpus);
+    // otherwise the first byte picks the event named on the command line and the rest is stdin.
+    let (hint, payload) = match data.split_first() {
+        Some((b'{' | b' ' | b'\n', _)) | None => (None, data),
+        Some((&b, rest)) => {
+            let known = EventName::KNOWN;
+            let hint = known.get(usize::from(b) % (known.len() + 1)).copied();
+            (hint, rest)
+        }
+    };
+    let ctx = Ctx {
+        env: Env {
+            oath_home: Some(dir.path().join("state")),
+            home: Some(dir.path().join("home")),
+            claude_project_dir: Some(dir.path().join("project")),
+            ..Env::default()
+        },
+        now: Timestamp::from_unix(1_772_366_400),
+        event_hint: hint.map(str::to_owned),
+    };
+    let answer = run_guarded(payload, &ctx);
+    if let Some(line) = answer
+        .stderr_lines()
+        .iter()
+        .find(|l| l.contains("internal error"))
+    {
+        panic!("caught panic: {line}");
+    }
+    let code = answer.exit_code();
+    assert!(code == 0 || code == 2, "exit {code}");
+    if code == 2 {
+        assert_eq!(answer.event(), &EventName::PreToolUse);
+        assert_eq!(answer.permission(), Some(PermissionDecision::Deny));
+    }
+    if let Some(json) = answer.to_json() {
+        assert!(json.is_object());
+        if let Some(name) = json["hookSpecificOutput"].get("hookEventName") {
+            assert_eq!(name.as_str(), Some(answer.event().as_str()));
+        }
+    }
+});
