@@ -6,13 +6,23 @@
 //! then the same with a large history (50 domains, 100 000 audit records, 10 000 strike
 //! attempts), peak RSS, stripped binary size, and the wall time of 64 parallel PostToolUse
 //! processes. Targets are printed next to the figures; nothing here asserts on time.
+//!
+//! `OATH_BENCH_BIN=/path/to/oath` measures another build of the same code, e.g. the statically
+//! linked one of the README's performance section.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const OATH: &str = env!("CARGO_BIN_EXE_oath");
+/// The binary under test: `OATH_BENCH_BIN` when set (e.g. a statically linked build), else
+/// the release build of this package.
+fn oath_bin() -> &'static str {
+    static BIN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        std::env::var("OATH_BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_oath").to_owned())
+    })
+}
 const RUNS: usize = 200;
 const SESSION: &str = "bench-session";
 
@@ -168,13 +178,13 @@ fn measure(label: &str, cases: &[Case], env: &Env) {
     for case in cases {
         // Warm up both.
         for _ in 0..5 {
-            time_one(OATH, &["hook"], &case.payload, env);
+            time_one(oath_bin(), &["hook"], &case.payload, env);
             time_one("true", &[], &case.payload, env);
         }
         let mut oath = Vec::with_capacity(RUNS);
         let mut noop = Vec::with_capacity(RUNS);
         for _ in 0..RUNS {
-            oath.push(time_one(OATH, &["hook"], &case.payload, env));
+            oath.push(time_one(oath_bin(), &["hook"], &case.payload, env));
             noop.push(time_one("true", &[], &case.payload, env));
         }
         let (m, p) = stats(oath);
@@ -203,7 +213,7 @@ fn peak_rss_kib(case: &Case, env: &Env) -> Option<u64> {
     }
     let mut child = env
         .apply(Command::new(time))
-        .args(["-f", "%M", OATH, "hook"])
+        .args(["-f", "%M", oath_bin(), "hook"])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -222,7 +232,7 @@ fn peak_rss_kib(case: &Case, env: &Env) -> Option<u64> {
 fn stripped_size() -> Option<u64> {
     let dir = tempfile::tempdir().ok()?;
     let copy = dir.path().join("oath");
-    std::fs::copy(OATH, &copy).ok()?;
+    std::fs::copy(oath_bin(), &copy).ok()?;
     let ok = Command::new("strip").arg(&copy).status().ok()?.success();
     ok.then(|| std::fs::metadata(&copy).ok().map(|m| m.len()))
         .flatten()
@@ -295,7 +305,7 @@ fn burst(env: &Env) -> Duration {
         .iter()
         .map(|p| {
             let mut c = env
-                .apply(Command::new(OATH))
+                .apply(Command::new(oath_bin()))
                 .arg("hook")
                 .stdin(Stdio::piped())
                 .stdout(Stdio::null())
