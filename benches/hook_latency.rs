@@ -342,7 +342,8 @@ fn main() {
         RUNS
     );
     println!(
-        "\nbinary: release build; machine: {} CPUs",
+        "\nbinary: {}; machine: {} CPUs",
+        oath_bin(),
         std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
