@@ -427,7 +427,7 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode> {
 
 fn print_step_table(s: &Scenario) {
     ui::out(&format!(
-        "  {:>4}  {:<17} {:<12} {:<6} {:>7} {:>8}  {:<10}  {:<7} {:>7} {:>5}  {}",
+        "  {:>4}  {:<17} {:<14} {:<6} {:>7} {:>8}  {:<10}  {:<7} {:>7} {:>5}  {}",
         "step",
         "call",
         "domain",
@@ -452,7 +452,7 @@ fn print_step_table(s: &Scenario) {
             None => ("-", "-".into(), "-".into(), "-".into()),
         };
         ui::out(&format!(
-            "  {:>4}  {:<17} {:<12} {:<6} {:>7.4} {:>8.4}  {:<10}  {:<7} {:>7} {:>5}  {}",
+            "  {:>4}  {:<17} {:<14} {:<6} {:>7.4} {:>8.4}  {:<10}  {:<7} {:>7} {:>5}  {}",
             st.step,
             st.call,
             st.pre.domain,
@@ -470,7 +470,7 @@ fn print_step_table(s: &Scenario) {
 
 fn print_risk_table(s: &Scenario) {
     ui::out(&format!(
-        "  {:<22} {:<12} {:<8} {:>10} {:>7} {:>12} {:>12}  {}",
+        "  {:<22} {:<14} {:<8} {:>10} {:>7} {:>12} {:>12}  {}",
         "call", "domain", "risk", "complexity", "trust", "autonomy", "(c fixed .5)", "decision"
     ));
     for (i, st) in s.steps.iter().enumerate() {
@@ -478,7 +478,7 @@ fn print_risk_table(s: &Scenario) {
             ui::out("");
         }
         ui::out(&format!(
-            "  {:<22} {:<12} {:<8} {:>10.1} {:>7.4} {:>12.4} {:>12.4}  {}",
+            "  {:<22} {:<14} {:<8} {:>10.1} {:>7.4} {:>12.4} {:>12.4}  {}",
             st.call,
             st.pre.domain,
             st.pre.risk,

@@ -336,7 +336,7 @@ fn demo_numbers_match_the_trust_model() {
             u64::from(d.consecutive_failures)
         );
         let row = format!(
-            "{:>4}  Bash cargo test   {domain:<12} {:<6} {before:>7.4} {auto:>8.4}",
+            "{:>4}  Bash cargo test   {domain:<14} {:<6} {before:>7.4} {auto:>8.4}",
             i + 1,
             risk.as_str()
         );
