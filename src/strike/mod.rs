@@ -199,52 +199,21 @@ pub fn on_failure(
     let hash = failure.hash.clone();
     let tool = failure.attempt.tool.clone();
     let headline = normalize::headline(&failure.attempt.error);
-    let errors_file = errors_path(project);
-    let mut inner_warnings = Vec::new();
-    let result = state::update_json(
-        &index_path(project),
-        now,
-        warnings,
-        Index::default,
-        |index: &mut Index| {
-            let log_missing = std::cell::Cell::new(false);
-            let r = state::update_json(
-                &errors_file,
-                now,
-                &mut inner_warnings,
-                || {
-                    log_missing.set(true);
-                    ErrorsFile::default()
-                },
-                |errors: &mut ErrorsFile| {
-                    if log_missing.get() {
-                        // A lost log does not wipe the counts the index still holds.
-                        errors.seq = index.seq;
-                    }
-                    if store::already_recorded(errors, failure.attempt.tool_use_id.as_deref()) {
-                        // A second fire of the same call: counted already, told already.
-                        return (false, None);
-                    }
-                    let count =
-                        store::record_failure(index, errors, failure, cfg.max_attempts.max(1));
-                    (true, Some(count))
-                },
-            );
-            match r {
-                Ok(Some(count)) => (true, Ok(Some(count))),
-                Ok(None) => (false, Ok(None)),
-                Err(e) => (false, Err(e)),
-            }
-        },
-    );
-    warnings.append(&mut inner_warnings);
+    let result = update_both(project, now, warnings, |index, errors| {
+        if store::already_recorded(errors, failure.attempt.tool_use_id.as_deref()) {
+            // A second fire of the same call: counted already, told already.
+            return (false, None);
+        }
+        let count = store::record_failure(index, errors, failure, cfg.max_attempts.max(1));
+        (true, Some(count))
+    });
     match result {
-        Ok(Ok(Some(count))) => {
+        Ok(Some(count)) => {
             let n = notice(&tool, &hash, count, &headline);
             (count >= store::WARN_AT).then_some(n)
         }
-        Ok(Ok(None)) => None,
-        Ok(Err(e)) | Err(e) => {
+        Ok(None) => None,
+        Err(e) => {
             warnings.push(format!("3-strike: failure not recorded: {e}"));
             None
         }
@@ -463,6 +432,21 @@ pub fn resolve(
 ) -> Result<Vec<String>, StateError> {
     let by = if which.is_some() { "user" } else { "reset" };
     let stamp = now.iso_seconds();
+    update_both(project, now, warnings, |index, errors| {
+        (true, store::resolve(index, errors, which, &stamp, by))
+    })
+}
+
+/// Changes the index and the log together, under both locks (always the index first, then
+/// the log). `change` returns whether anything changed (nothing is written otherwise) and a
+/// value. A lost log starts from the index's sequence number, so the counts the index still
+/// holds are not wiped.
+fn update_both<R>(
+    project: &Project,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+    change: impl FnOnce(&mut Index, &mut ErrorsFile) -> (bool, R),
+) -> Result<R, StateError> {
     let errors_file = errors_path(project);
     let mut inner_warnings = Vec::new();
     let result = state::update_json(
@@ -484,11 +468,12 @@ pub fn resolve(
                     if log_missing.get() {
                         errors.seq = index.seq;
                     }
-                    (true, store::resolve(index, errors, which, &stamp, by))
+                    let (changed, value) = change(index, errors);
+                    (changed, (changed, value))
                 },
             );
             match r {
-                Ok(v) => (true, Ok(v)),
+                Ok((changed, value)) => (changed, Ok(value)),
                 Err(e) => (false, Err(e)),
             }
         },
