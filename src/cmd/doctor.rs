@@ -73,51 +73,23 @@ pub struct Registration {
 /// Returns oath's handlers in a settings value: exec form with `args: ["hook"]` or shell form
 /// `<path> hook`, where the binary is named `oath` or is one of `known`.
 pub fn registrations(value: &Value, known: &[String]) -> Vec<Registration> {
-    let mut out = Vec::new();
-    let Some(hooks) = value.get("hooks").and_then(Value::as_object) else {
-        return out;
-    };
     let named_oath = |p: &str| {
         known.iter().any(|k| k == p)
             || Path::new(p)
                 .file_name()
                 .is_some_and(|n| n == "oath" || n == "oath.exe")
     };
-    for (event, groups) in hooks {
-        for g in groups.as_array().into_iter().flatten() {
-            for h in g
-                .get("hooks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if h.get("type").and_then(Value::as_str) != Some("command") {
-                    continue;
-                }
-                let Some(cmd) = h.get("command").and_then(Value::as_str) else {
-                    continue;
-                };
-                let reg = match h.get("args") {
-                    Some(a) if a == &serde_json::json!(["hook"]) && named_oath(cmd) => {
-                        Some((cmd.to_owned(), Form::Exec))
-                    }
-                    Some(_) => None,
-                    None => cmd.strip_suffix(" hook").and_then(|p| {
-                        let unq = install::unquote(p);
-                        (named_oath(&unq) && shell_quote(&unq) == p).then_some((unq, Form::Shell))
-                    }),
-                };
-                if let Some((binary, form)) = reg {
-                    out.push(Registration {
-                        event: event.clone(),
-                        binary,
-                        form,
-                    });
-                }
-            }
-        }
-    }
-    out
+    install::settings::hook_handlers(value)
+        .into_iter()
+        .filter(|h| named_oath(&h.binary))
+        // A shell-form command is oath's only when it is quoted exactly as install writes it.
+        .filter(|h| h.form == Form::Exec || h.command == format!("{} hook", shell_quote(&h.binary)))
+        .map(|h| Registration {
+            event: h.event,
+            binary: h.binary,
+            form: h.form,
+        })
+        .collect()
 }
 
 struct Report {

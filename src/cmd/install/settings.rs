@@ -65,41 +65,69 @@ pub fn is_oath_handler(h: &Value, exes: &[String]) -> bool {
     }
 }
 
+/// A command handler that runs `<binary> hook`, in exec form (`args: ["hook"]`) or shell
+/// form (`<quoted binary> hook`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookHandler {
+    /// The event it is registered for.
+    pub event: String,
+    /// The binary (unquoted for the shell form).
+    pub binary: String,
+    /// Exec or shell form.
+    pub form: Form,
+    /// The `command` string as written.
+    pub command: String,
+}
+
+/// Returns every command handler of a settings value that runs `<binary> hook`, whatever the
+/// binary is called (callers decide which binaries are oath).
+pub fn hook_handlers(settings: &Value) -> Vec<HookHandler> {
+    let mut out = Vec::new();
+    let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else {
+        return out;
+    };
+    for (event, groups) in hooks {
+        let handlers = groups
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+            .flatten();
+        for h in handlers {
+            if h.get("type").and_then(Value::as_str) != Some("command") {
+                continue;
+            }
+            let Some(cmd) = h.get("command").and_then(Value::as_str) else {
+                continue;
+            };
+            let found = match h.get("args") {
+                Some(a) if a == &json!(["hook"]) => Some((cmd.to_owned(), Form::Exec)),
+                Some(_) => None,
+                None => cmd.strip_suffix(" hook").map(|p| (unquote(p), Form::Shell)),
+            };
+            if let Some((binary, form)) = found {
+                out.push(HookHandler {
+                    event: event.clone(),
+                    binary,
+                    form,
+                    command: cmd.to_owned(),
+                });
+            }
+        }
+    }
+    out
+}
+
 /// Returns the binaries of handlers that look like oath's (`oath hook` in exec or shell form,
 /// binary named `oath`) but whose binary no longer exists: install replaces them and
 /// uninstall removes them, since nothing else can run them.
 pub fn stale_binaries(settings: &Value) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else {
-        return out;
-    };
-    for groups in hooks.values() {
-        for g in groups.as_array().into_iter().flatten() {
-            for h in g
-                .get("hooks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if h.get("type").and_then(Value::as_str) != Some("command") {
-                    continue;
-                }
-                let Some(cmd) = h.get("command").and_then(Value::as_str) else {
-                    continue;
-                };
-                let path = match h.get("args") {
-                    Some(a) if a == &json!(["hook"]) => Some(cmd.to_owned()),
-                    Some(_) => None,
-                    None => cmd.strip_suffix(" hook").map(unquote),
-                };
-                if let Some(p) = path {
-                    let pp = Path::new(&p);
-                    let named_oath = pp.file_name().is_some_and(|n| n == "oath");
-                    if named_oath && pp.is_absolute() && !pp.exists() && !out.contains(&p) {
-                        out.push(p);
-                    }
-                }
-            }
+    for h in hook_handlers(settings) {
+        let pp = Path::new(&h.binary);
+        let named_oath = pp.file_name().is_some_and(|n| n == "oath");
+        if named_oath && pp.is_absolute() && !pp.exists() && !out.contains(&h.binary) {
+            out.push(h.binary);
         }
     }
     out
