@@ -52,14 +52,12 @@ pub fn classify_context(
     if let Ok(exe) = std::env::current_exe() {
         protected.push(exe);
     }
-    classify::Context {
-        project_root: project.root.clone(),
-        cwd: cwd
-            .map(PathBuf::from)
-            .unwrap_or_else(|| project.root.clone()),
-        home: env.home.clone(),
+    classify::Context::new(
+        &project.root,
+        cwd.unwrap_or(&project.root),
+        env.home.as_deref(),
         protected,
-    }
+    )
 }
 
 /// A tool call as the gate sees it.

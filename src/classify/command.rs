@@ -3,7 +3,7 @@
 //! here-documents followed), data flowing through pipelines is tracked (a download piped
 //! into a shell, credentials piped into the network), and the worst part decides.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::shell::{self, RedirectKind, Script, Simple, Word};
 
@@ -131,7 +131,7 @@ impl<'a> Walker<'a> {
     pub(crate) fn new(ctx: &'a Context) -> Self {
         Self {
             ctx,
-            cwd: Some(ctx.cwd.clone()),
+            cwd: Some(ctx.cwd().to_path_buf()),
             out: Findings::default(),
             downloaded: Vec::new(),
             saw_dev_tcp: false,
@@ -1021,7 +1021,7 @@ impl<'a> Walker<'a> {
                     if tg
                         .path
                         .as_deref()
-                        .is_some_and(|p| p == self.ctx.project_root.as_path())
+                        .is_some_and(|p| p == self.ctx.project_root())
                         && recursive
                     {
                         fd = Finding::new(
@@ -1133,10 +1133,7 @@ impl<'a> Walker<'a> {
                 let mode = sc.pos.first().map(|w| w.text.as_str()).unwrap_or("");
                 for w in targets {
                     let tg = self.target(w);
-                    self.push(
-                        t,
-                        perm_finding(name, mode, &tg, recursive, self.ctx.home.as_deref()),
-                    );
+                    self.push(t, perm_finding(name, mode, &tg, recursive, self.ctx.home()));
                 }
                 if sc.pos.len() < 2 && name != "setfacl" {
                     let risk = if args.iter().all(|a| a.literal) {
@@ -1883,7 +1880,7 @@ impl<'a> Walker<'a> {
                     .find(|a| !a.text.starts_with('-') || a.text == "-");
                 self.cwd = match (name, dest) {
                     ("popd", _) => None,
-                    (_, None) => self.ctx.home.clone(),
+                    (_, None) => self.ctx.home().map(Path::to_path_buf),
                     (_, Some(w)) if w.text == "-" => None,
                     (_, Some(w)) => self.target(w).path,
                 };

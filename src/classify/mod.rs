@@ -304,28 +304,62 @@ pub(crate) fn worst_index(parts: impl Iterator<Item = (Risk, Domain)>) -> Option
 }
 
 /// What classification needs to know about the surroundings: paths only, no I/O.
+///
+/// Every path is stored lexically normalised (no `.`, `..`, repeated or trailing slashes), so
+/// the classifier compares them as bytes instead of re-parsing components for each word.
 #[derive(Debug, Clone, Default)]
 pub struct Context {
-    /// Project root (inside it, destructive work is high, not critical).
-    pub project_root: PathBuf,
-    /// Working directory of the call (relative paths resolve against it).
-    pub cwd: PathBuf,
-    /// The user's home directory.
-    pub home: Option<PathBuf>,
-    /// Paths the agent must never modify: oath's state, config and binary, Claude Code
-    /// settings files holding oath's hooks.
-    pub protected: Vec<PathBuf>,
+    project_root: PathBuf,
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+    protected: Vec<PathBuf>,
 }
 
 impl Context {
-    /// Returns a context for a project root, using it as cwd too.
-    pub fn for_project(root: &Path, home: Option<&Path>) -> Self {
+    /// Returns a context: the project root (inside it, destructive work is high, not
+    /// critical), the working directory of the call (relative paths resolve against it), the
+    /// user's home, and the paths the agent must never modify (oath's state, config and
+    /// binary, Claude Code settings files holding oath's hooks).
+    pub fn new(
+        project_root: &Path,
+        cwd: &Path,
+        home: Option<&Path>,
+        protected: impl IntoIterator<Item = PathBuf>,
+    ) -> Self {
         Self {
-            project_root: root.to_path_buf(),
-            cwd: root.to_path_buf(),
-            home: home.map(Path::to_path_buf),
-            protected: Vec::new(),
+            project_root: paths::normalize(project_root),
+            cwd: paths::normalize(cwd),
+            home: home.map(paths::normalize),
+            protected: protected
+                .into_iter()
+                .map(|p| paths::normalize(&p))
+                .collect(),
         }
+    }
+
+    /// Returns a context for a project root, using it as cwd too, with nothing protected.
+    pub fn for_project(root: &Path, home: Option<&Path>) -> Self {
+        Self::new(root, root, home, [])
+    }
+
+    /// Returns the project root.
+    pub fn project_root(&self) -> &Path {
+        &self.project_root
+    }
+
+    /// Returns the working directory of the call.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// Returns the user's home directory.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    /// Returns the protected paths.
+    pub fn protected(&self) -> &[PathBuf] {
+        &self.protected
     }
 }
 

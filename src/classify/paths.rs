@@ -91,23 +91,92 @@ impl Target {
     }
 }
 
-/// Lexically normalises an absolute path (`.` and `..` removed).
-fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
+/// Lexically normalises a path: `.` and repeated or trailing slashes removed, `..` applied
+/// (at the root of an absolute path it stays at the root). The result's bytes are canonical,
+/// so [`is_under`] can compare them without parsing components.
+pub(crate) fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    let mut normals = 0usize;
     for c in p.components() {
         match c {
-            Component::ParentDir => {
+            Component::ParentDir if normals > 0 => {
                 out.pop();
+                normals -= 1;
             }
-            Component::Normal(n) => out.push(n),
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+            Component::ParentDir => {
+                if !p.has_root() {
+                    out.push("..");
+                }
+            }
+            Component::Normal(n) => {
+                out.push(n);
+                normals += 1;
+            }
+            Component::RootDir => out.push("/"),
+            Component::Prefix(prefix) => out.push(prefix.as_os_str()),
+            Component::CurDir => {}
         }
     }
     out
 }
 
+/// Returns the bytes of a path.
+fn bytes(p: &Path) -> &[u8] {
+    p.as_os_str().as_encoded_bytes()
+}
+
+/// Returns whether normalised `p` is `base` or inside it (what `Path::starts_with` answers,
+/// without parsing components: both paths are normalised, so bytes decide).
+fn is_under(p: &[u8], base: &[u8]) -> bool {
+    match p.strip_prefix(base) {
+        Some(rest) => !base.is_empty() && (rest.is_empty() || rest[0] == b'/' || base == b"/"),
+        None => false,
+    }
+}
+
+/// Returns whether a path is already normalised (absolute paths from [`resolve`] are).
+fn is_normalized(p: &[u8]) -> bool {
+    if p == b"/" {
+        return true;
+    }
+    !p.ends_with(b"/")
+        && !p.windows(2).any(|w| w == b"//")
+        && !p
+            .split(|&b| b == b'/')
+            .any(|seg| seg == b"." || seg == b"..")
+}
+
+/// Returns the last component of a normalised path ("" for `/`).
+fn file_name(p: &[u8]) -> &[u8] {
+    match p.iter().rposition(|&b| b == b'/') {
+        Some(i) => &p[i + 1..],
+        None => p,
+    }
+}
+
+/// Returns the parent of a normalised absolute path (None for `/`).
+fn parent(p: &[u8]) -> Option<&[u8]> {
+    match p.iter().rposition(|&b| b == b'/') {
+        Some(0) if p.len() > 1 => Some(b"/"),
+        Some(0) | None => None,
+        Some(i) => Some(&p[..i]),
+    }
+}
+
+/// Returns the extension of a file name as `Path::extension` does (none for dot files).
+fn extension(name: &[u8]) -> &[u8] {
+    if name == b".." {
+        return b"";
+    }
+    match name.iter().rposition(|&b| b == b'.') {
+        Some(0) | None => b"",
+        Some(i) => &name[i + 1..],
+    }
+}
+
 fn home_of(ctx: &Context) -> PathBuf {
-    ctx.home.clone().unwrap_or_else(|| PathBuf::from("/~"))
+    ctx.home()
+        .map_or_else(|| PathBuf::from("/~"), Path::to_path_buf)
 }
 
 /// Resolves a path as written (`~`, `~user`, relative) against `cwd`. With `glob`, the
@@ -273,10 +342,6 @@ const ACCOUNT_DBS: &[&str] = &[
     "/etc/rc.local",
 ];
 
-fn under(p: &Path, base: &str) -> bool {
-    p.starts_with(base)
-}
-
 /// Returns whether a file name names credentials.
 pub(crate) fn credential_name(name: &str) -> bool {
     if name == ".env" || name.ends_with(".env") && name.len() > 4 {
@@ -312,54 +377,75 @@ pub(crate) fn credential_name(name: &str) -> bool {
 
 /// Classifies a resolved path.
 pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
-    let Some(p) = path else {
+    let Some(mut p) = path else {
         return Target::unknown();
     };
-    let home = home_of(ctx);
-    let root = normalize(&ctx.project_root);
-    let protected = ctx.protected.iter().any(|q| p.starts_with(q));
+    if !is_normalized(bytes(&p)) {
+        p = normalize(&p);
+    }
+    let pb = bytes(&p);
+    let home_buf = home_of(ctx);
+    let home = bytes(&home_buf);
+    let root = bytes(ctx.project_root());
+    let protected = ctx.protected().iter().any(|q| is_under(pb, bytes(q)));
     // Deleting the whole project is judged as project work, not as an attack on oath.
-    let holds_protected = p != root && ctx.protected.iter().any(|q| q.starts_with(&p));
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let holds_protected = pb != root && ctx.protected().iter().any(|q| is_under(bytes(q), pb));
+    let name_b = file_name(pb);
+    let name = String::from_utf8_lossy(name_b);
     let mut credential = credential_name(&name)
-        || p.components().any(|c| match c {
-            Component::Normal(n) => n.to_str().is_some_and(|s| CREDENTIAL_DIRS.contains(&s)),
-            _ => false,
-        }) && !name.ends_with(".pub")
+        || pb
+            .split(|&b| b == b'/')
+            .any(|seg| std::str::from_utf8(seg).is_ok_and(|s| CREDENTIAL_DIRS.contains(&s)))
+            && !name.ends_with(".pub")
             && name != "known_hosts";
-    if p.starts_with(home.join(".config/gh")) || p.starts_with(home.join(".config/gcloud")) {
+    let in_home = |sub: &[u8]| {
+        pb.strip_prefix(home)
+            .and_then(|r| {
+                if home == b"/" {
+                    Some(r)
+                } else {
+                    r.strip_prefix(b"/")
+                }
+            })
+            .is_some_and(|r| is_under(r, sub))
+    };
+    if in_home(b".config/gh") || in_home(b".config/gcloud") {
         credential = true;
     }
-    let shell_rc = SHELL_RC.contains(&name.as_str())
-        && (p.parent() == Some(home.as_path())
-            || p.starts_with("/etc")
-            || p.starts_with("/home")
-            || p.starts_with("/root")
-            || p.ends_with(".config/fish/config.fish"))
-        || p.starts_with("/etc/profile.d");
-    let account_db = ACCOUNT_DBS.iter().any(|a| p.starts_with(a));
-    let shown = if let Ok(rel) = p.strip_prefix(&root) {
-        if rel.as_os_str().is_empty() {
+    let shell_rc = SHELL_RC.contains(&&*name)
+        && (parent(pb) == Some(home)
+            || is_under(pb, b"/etc")
+            || is_under(pb, b"/home")
+            || is_under(pb, b"/root")
+            || pb.ends_with(b"/.config/fish/config.fish"))
+        || is_under(pb, b"/etc/profile.d");
+    let account_db = ACCOUNT_DBS.iter().any(|a| is_under(pb, a.as_bytes()));
+    let in_root = is_under(pb, root);
+    // The part after `base/` of a path inside `base` ("" for `base` itself).
+    let rel_of = |base: &[u8]| -> String {
+        let rest = &pb[base.len()..];
+        String::from_utf8_lossy(rest.strip_prefix(b"/").unwrap_or(rest)).into_owned()
+    };
+    let shown = if in_root {
+        let rel = rel_of(root);
+        if rel.is_empty() {
             "the project root".to_owned()
         } else {
-            rel.display().to_string()
+            rel
         }
-    } else if let Ok(rel) = p.strip_prefix(&home) {
-        if rel.as_os_str().is_empty() {
+    } else if is_under(pb, home) {
+        let rel = rel_of(home);
+        if rel.is_empty() {
             "~".to_owned()
         } else {
-            format!("~/{}", rel.display())
+            format!("~/{rel}")
         }
     } else {
         p.display().to_string()
     };
-    let zone = if p.starts_with(&root) {
-        let rel = p.strip_prefix(&root).unwrap_or(Path::new(""));
-        let rel_s = rel.to_string_lossy();
-        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let zone = if in_root {
+        let rel_s = rel_of(root);
+        let ext = std::str::from_utf8(extension(name_b)).unwrap_or("");
         if rel_s.starts_with(".git/hooks") || rel_s == ".git/config" {
             Zone::ProjectGitExec
         } else if rel_s.starts_with("docs/")
@@ -378,23 +464,23 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
         } else {
             Zone::Project
         }
-    } else if HARMLESS_DEVICES.iter().any(|d| p == Path::new(d)) || p.starts_with("/dev/fd") {
+    } else if HARMLESS_DEVICES.iter().any(|d| pb == d.as_bytes()) || is_under(pb, b"/dev/fd") {
         Zone::Harmless
-    } else if under(&p, "/dev/tcp") || under(&p, "/dev/udp") {
+    } else if is_under(pb, b"/dev/tcp") || is_under(pb, b"/dev/udp") {
         Zone::Network
-    } else if under(&p, "/dev") {
+    } else if is_under(pb, b"/dev") {
         Zone::Device
-    } else if p == Path::new("/") || home.starts_with(&p) && p != home {
+    } else if pb == b"/" || is_under(home, pb) && pb != home {
         Zone::Root
-    } else if p == home || p.parent() == Some(home.as_path()) {
+    } else if pb == home || parent(pb) == Some(home) {
         Zone::HomeTop
-    } else if p.starts_with(&home) {
+    } else if is_under(pb, home) {
         Zone::Home
-    } else if TEMP_DIRS.iter().any(|t| p.starts_with(t)) {
+    } else if TEMP_DIRS.iter().any(|t| is_under(pb, t.as_bytes())) {
         Zone::Temp
-    } else if p.starts_with("/home") || p.starts_with("/root") || p.starts_with("/Users") {
+    } else if is_under(pb, b"/home") || is_under(pb, b"/root") || is_under(pb, b"/Users") {
         Zone::OtherHome
-    } else if SYSTEM_DIRS.iter().any(|s| p.starts_with(s)) {
+    } else if SYSTEM_DIRS.iter().any(|s| is_under(pb, s.as_bytes())) {
         Zone::System
     } else {
         Zone::Elsewhere
@@ -703,4 +789,72 @@ pub(crate) fn read_finding(t: &Target, verb: &str) -> Finding {
         "read",
         format!("{verb} {}", t.shown()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn normalize_table() {
+        for (input, want) in [
+            ("/a/b", "/a/b"),
+            ("/a//b/", "/a/b"),
+            ("/a/./b/../c", "/a/c"),
+            ("/../..", "/"),
+            ("/", "/"),
+            ("a/../../b", "../b"),
+            ("./a/", "a"),
+            ("", ""),
+        ] {
+            assert_eq!(normalize(Path::new(input)), PathBuf::from(want), "{input}");
+        }
+    }
+
+    #[test]
+    fn byte_helpers_table() {
+        assert!(is_normalized(b"/a/b") && is_normalized(b"/") && is_normalized(b"a"));
+        for bad in [&b"/a//b"[..], b"/a/", b"/a/./b", b"/a/..", b"./a"] {
+            assert!(!is_normalized(bad), "{}", String::from_utf8_lossy(bad));
+        }
+        assert_eq!(parent(b"/a/b"), Some(&b"/a"[..]));
+        assert_eq!(parent(b"/a"), Some(&b"/"[..]));
+        assert_eq!(parent(b"/"), None);
+        assert_eq!(file_name(b"/a/b.rs"), b"b.rs");
+        assert_eq!(file_name(b"/"), b"");
+        for (name, ext) in [
+            ("b.rs", "rs"),
+            (".bashrc", ""),
+            ("a.tar.gz", "gz"),
+            ("a.", ""),
+            ("..", ""),
+            ("x", ""),
+        ] {
+            assert_eq!(extension(name.as_bytes()), ext.as_bytes(), "{name}");
+            assert_eq!(
+                Path::new(name)
+                    .extension()
+                    .map_or("", |e| e.to_str().unwrap()),
+                ext,
+                "std agrees on {name}"
+            );
+        }
+        assert!(!is_under(b"/a", b""), "an empty base holds nothing");
+    }
+
+    proptest! {
+        /// On normalised paths the byte comparison answers what `Path::starts_with` answers.
+        #[test]
+        fn is_under_matches_path_starts_with(
+            a in prop::collection::vec(prop::sample::select(vec!["a", "b", "ab", ".x", "..", "."]), 0..5),
+            b in prop::collection::vec(prop::sample::select(vec!["a", "b", "ab", ".x", "..", "."]), 0..5),
+        ) {
+            let p = normalize(&PathBuf::from(format!("/{}", a.join("/"))));
+            let q = normalize(&PathBuf::from(format!("/{}", b.join("/"))));
+            prop_assert!(is_normalized(bytes(&p)) && is_normalized(bytes(&q)));
+            prop_assert_eq!(is_under(bytes(&p), bytes(&q)), p.starts_with(&q), "{:?} under {:?}", p, q);
+        }
+    }
 }

@@ -9,15 +9,16 @@ use serde_json::json;
 use super::*;
 
 fn ctx() -> Context {
-    let mut c = Context::for_project(
-        &PathBuf::from("/home/dev/project"),
+    let root = PathBuf::from("/home/dev/project");
+    Context::new(
+        &root,
+        &root,
         Some(&PathBuf::from("/home/dev")),
-    );
-    c.protected = vec![
-        PathBuf::from("/home/dev/.local/state/oath"),
-        PathBuf::from("/home/dev/project/.oath.yaml"),
-    ];
-    c
+        [
+            PathBuf::from("/home/dev/.local/state/oath"),
+            PathBuf::from("/home/dev/project/.oath.yaml"),
+        ],
+    )
 }
 
 fn bash(cmd: &str) -> Classification {

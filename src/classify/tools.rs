@@ -95,7 +95,7 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
                     ),
                 );
             };
-            let t = paths::target(paths::resolve(path, false, Some(&ctx.cwd), ctx), ctx);
+            let t = paths::target(paths::resolve(path, false, Some(ctx.cwd()), ctx), ctx);
             let verb = match tool_name {
                 "Write" => "writes",
                 "NotebookEdit" => "edits the notebook",
@@ -196,8 +196,8 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
 fn file_read(tool: &str, path: Option<&str>, ctx: &Context) -> Classification {
     let shown = path.unwrap_or(".");
     let t = match path {
-        Some(p) => paths::target(paths::resolve(p, false, Some(&ctx.cwd), ctx), ctx),
-        None => paths::target(Some(ctx.cwd.clone()), ctx),
+        Some(p) => paths::target(paths::resolve(p, false, Some(ctx.cwd()), ctx), ctx),
+        None => paths::target(Some(ctx.cwd().to_path_buf()), ctx),
     };
     one(&format!("{tool} {shown}"), paths::read_finding(&t, "reads"))
 }

@@ -48,11 +48,11 @@ fn cases_dir() -> PathBuf {
 /// The fixed context every case runs in.
 pub fn context() -> Context {
     let root = PathBuf::from("/home/dev/project");
-    Context {
-        project_root: root.clone(),
-        cwd: root,
-        home: Some(PathBuf::from("/home/dev")),
-        protected: [
+    Context::new(
+        &root,
+        &root,
+        Some(Path::new("/home/dev")),
+        [
             "/home/dev/.local/state/oath",
             "/home/dev/.config/oath/config.yaml",
             "/home/dev/project/.oath.yaml",
@@ -62,9 +62,8 @@ pub fn context() -> Context {
             "/usr/local/bin/oath",
         ]
         .into_iter()
-        .map(PathBuf::from)
-        .collect(),
-    }
+        .map(PathBuf::from),
+    )
 }
 
 fn decision(c: &Classification, trust: f64) -> &'static str {
