@@ -30,9 +30,14 @@ pub fn is_secret_name(name: &str) -> bool {
     if name.is_empty() || name.len() > 128 {
         return false;
     }
-    let lower = name.to_ascii_lowercase();
+    let mut buf = [0u8; 128];
+    let lower = &mut buf[..name.len()];
+    lower.copy_from_slice(name.as_bytes());
+    lower.make_ascii_lowercase();
+    // Lowercasing ASCII keeps the text valid UTF-8.
+    let lower = std::str::from_utf8(lower).unwrap_or_default();
     if matches!(
-        lower.as_str(),
+        lower,
         "authorization"
             | "proxy-authorization"
             | "auth"
@@ -194,14 +199,55 @@ fn redact_plain(s: &str) -> Cow<'_, str> {
     if !might_hold_secret(s) {
         return Cow::Borrowed(s);
     }
-    let mut text = redact_private_keys(s);
-    text = redact_tokens(&text);
-    text = redact_flag_values(&text);
-    text = redact_assignments(&text);
-    if text == s {
-        Cow::Borrowed(s)
-    } else {
-        Cow::Owned(text)
+    // Each pass returns a new text only when it masked something.
+    const PASSES: [fn(&str) -> Option<String>; 4] = [
+        redact_private_keys,
+        redact_tokens,
+        redact_flag_values,
+        redact_assignments,
+    ];
+    let mut text = Cow::Borrowed(s);
+    for pass in PASSES {
+        if let Some(t) = pass(&text) {
+            text = Cow::Owned(t);
+        }
+    }
+    match text {
+        Cow::Owned(t) if t == s => Cow::Borrowed(s),
+        other => other,
+    }
+}
+
+/// Output built only once a pass masks something: the text up to `last` is copied then.
+struct Masked<'a> {
+    src: &'a str,
+    out: Option<String>,
+    last: usize,
+}
+
+impl<'a> Masked<'a> {
+    fn new(src: &'a str) -> Self {
+        Self {
+            src,
+            out: None,
+            last: 0,
+        }
+    }
+
+    /// Keeps the text up to `from`, writes `with` instead of `from..to`, and goes on at `to`.
+    fn replace(&mut self, from: usize, to: usize, with: &str) {
+        let out = self
+            .out
+            .get_or_insert_with(|| String::with_capacity(self.src.len()));
+        out.push_str(&self.src[self.last..from]);
+        out.push_str(with);
+        self.last = to;
+    }
+
+    fn finish(self) -> Option<String> {
+        let mut out = self.out?;
+        out.push_str(&self.src[self.last..]);
+        Some(out)
     }
 }
 
@@ -226,47 +272,45 @@ fn find_within(hay: &str, from: usize, limit: usize, needle: &str) -> Option<usi
 
 /// Masks `-----BEGIN … PRIVATE KEY-----` blocks (RSA, EC, DSA, OPENSSH, PGP, PKCS#8) up to
 /// their END line, or to the end of the text when it has none.
-fn redact_private_keys(s: &str) -> String {
+fn redact_private_keys(s: &str) -> Option<String> {
     const BEGIN: &str = "-----BEGIN ";
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(start) = rest.find(BEGIN) {
+    if !s.contains(BEGIN) {
+        return None;
+    }
+    let mut out = Masked::new(s);
+    let mut at = 0;
+    while let Some(found) = s[at..].find(BEGIN) {
+        let start = at + found;
         // The header is short: look for its closing dashes within 80 bytes only.
         let label_from = start + BEGIN.len();
-        let header_close = find_within(rest, label_from, 80, "-----");
+        let header_close = find_within(s, label_from, 80, "-----");
         // A real block: the label names a private key and a line break (or an escaped one)
         // follows the header, unlike prose that mentions `-----BEGIN … PRIVATE KEY-----`.
         let is_key = header_close.is_some_and(|close| {
-            let label = &rest[label_from..close];
-            let next = rest.as_bytes().get(close + 5).copied();
+            let label = &s[label_from..close];
+            let next = s.as_bytes().get(close + 5).copied();
             (label.contains("PRIVATE KEY") || label.contains("OPENSSH"))
                 && matches!(next, None | Some(b'\n' | b'\r' | b'\\' | b' ' | b'"'))
         });
         if !is_key {
-            out.push_str(&rest[..label_from]);
-            rest = &rest[label_from..];
+            at = label_from;
             continue;
         }
-        out.push_str(&rest[..start]);
-        out.push_str("[REDACTED private key]");
-        let after = &rest[label_from..];
-        match after.find("-----END ") {
+        let end = match s[label_from..].find("-----END ") {
             Some(end) => {
-                let tail = &after[end + 9..];
-                let close = find_within(tail, 0, 80, "-----")
-                    .map(|i| i + 5)
-                    .unwrap_or(0);
-                rest = &tail[close..];
+                let tail = label_from + end + 9;
+                tail + find_within(s, tail, 80, "-----").map_or(0, |i| i - tail + 5)
             }
-            None => rest = "",
-        }
+            None => s.len(),
+        };
+        out.replace(start, end, "[REDACTED private key]");
+        at = end;
     }
-    out.push_str(rest);
-    out
+    out.finish()
 }
 
-fn is_token_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '+' | '=')
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'=')
 }
 
 /// Returns whether a word looks machine-generated: long, with letters and digits.
@@ -278,54 +322,46 @@ fn looks_random(w: &str) -> bool {
 
 /// Finds token-shaped words and masks those of a known format, and credentials following
 /// `Bearer`, `Basic` or `token`.
-fn redact_tokens(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut word_start: Option<usize> = None;
-    let mut prev = String::new();
-    let flush = |out: &mut String, word: &str, prev: &str| {
-        let after_scheme = match prev {
-            "bearer" | "basic" => word.len() >= 8,
-            "token" | "bot" => looks_random(word),
-            _ => false,
-        };
-        if after_scheme || is_known_token(word) {
-            out.push_str(MASK);
-            return;
+fn redact_tokens(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Masked::new(s);
+    let mut prev = "";
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_token_byte(bytes[i]) {
+            i += 1;
+            continue;
         }
-        // A token inside a longer word: `name=TOKEN`, `path/TOKEN`.
-        if let Some(cut) = word
-            .char_indices()
-            .filter(|(_, c)| matches!(c, '=' | '/'))
-            .map(|(i, _)| i)
-            .find(|&i| is_known_token(&word[i + 1..]))
-        {
-            out.push_str(&word[..=cut]);
-            out.push_str(MASK);
-            return;
+        let ws = i;
+        while i < bytes.len() && is_token_byte(bytes[i]) {
+            i += 1;
         }
-        out.push_str(word);
-    };
-    for (i, c) in s.char_indices() {
-        if is_token_char(c) {
-            if word_start.is_none() {
-                word_start = Some(i);
-            }
+        let word = &s[ws..i];
+        let is = |name: &str| prev.eq_ignore_ascii_case(name);
+        let after_scheme = if is("bearer") || is("basic") {
+            word.len() >= 8
+        } else if is("token") || is("bot") {
+            looks_random(word)
         } else {
-            if let Some(ws) = word_start.take() {
-                let word = &s[ws..i];
-                flush(&mut out, word, &prev);
-                prev.clear();
-                if word.len() <= 16 {
-                    prev.push_str(&word.to_ascii_lowercase());
-                }
-            }
-            out.push(c);
+            false
+        };
+        let from = if after_scheme || is_known_token(word) {
+            Some(ws)
+        } else {
+            // A token inside a longer word: `name=TOKEN`, `path/TOKEN`.
+            word.bytes()
+                .enumerate()
+                .filter(|&(_, b)| matches!(b, b'=' | b'/'))
+                .map(|(k, _)| k + 1)
+                .find(|&k| is_known_token(&word[k..]))
+                .map(|k| ws + k)
+        };
+        if let Some(from) = from {
+            out.replace(from, i, MASK);
         }
+        prev = if word.len() <= 16 { word } else { "" };
     }
-    if let Some(ws) = word_start {
-        flush(&mut out, &s[ws..], &prev);
-    }
-    out
+    out.finish()
 }
 
 fn count_while(s: &str, f: impl Fn(u8) -> bool) -> usize {
@@ -428,8 +464,10 @@ pub fn is_known_token(w: &str) -> bool {
     if w.len() < 12 {
         return false;
     }
+    let first = w.as_bytes()[0];
     for (prefix, allowed, least) in PREFIXED {
-        if let Some(rest) = w.strip_prefix(prefix)
+        if prefix.as_bytes()[0] == first
+            && let Some(rest) = w.strip_prefix(prefix)
             && count_while(rest, allowed) >= *least
         {
             return true;
@@ -461,15 +499,16 @@ pub fn is_known_token(w: &str) -> bool {
             return true;
         }
     }
-    [
-        "hooks.slack.com/services/",
-        "hooks.slack.com/workflows/",
-        "discord.com/api/webhooks/",
-        "discordapp.com/api/webhooks/",
-        "webhook.office.com/webhookb2/",
-    ]
-    .iter()
-    .any(|h| w.find(h).is_some_and(|at| w.len() >= at + h.len() + 8))
+    w.contains('/')
+        && [
+            "hooks.slack.com/services/",
+            "hooks.slack.com/workflows/",
+            "discord.com/api/webhooks/",
+            "discordapp.com/api/webhooks/",
+            "webhook.office.com/webhookb2/",
+        ]
+        .iter()
+        .any(|h| w.find(h).is_some_and(|at| w.len() >= at + h.len() + 8))
 }
 
 /// Returns the end of a value starting at `start`: the closing quote when it opens with one,
@@ -504,11 +543,10 @@ fn maskable(value: &str) -> bool {
 /// Masks the value after a secret flag given with a space (`--password hunter2`,
 /// `--token 'x y'`), curl's `-u user:pass`, and `aws_secret_access_key VALUE` when VALUE is
 /// random-looking.
-fn redact_flag_values(s: &str) -> String {
+fn redact_flag_values(s: &str) -> Option<String> {
     const STOPS: &[u8] = b"\"'`;&|)";
     let bytes = s.as_bytes();
-    let mut out = String::with_capacity(s.len());
-    let mut last = 0;
+    let mut out = Masked::new(s);
     let mut i = 0;
     while i < bytes.len() {
         let at_word_start = i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'');
@@ -558,26 +596,22 @@ fn redact_flag_values(s: &str) -> String {
         };
         match mask {
             Some(from) => {
-                out.push_str(&s[last..from]);
-                out.push_str(MASK);
-                last = vend;
+                out.replace(from, vend, MASK);
                 i = resume.max(i + 1);
             }
             None => i = j.max(i + 1),
         }
     }
-    out.push_str(&s[last..]);
-    out
+    out.finish()
 }
 
 /// Masks the value of `NAME=value`, `NAME = value`, `NAME: value`, `"NAME": "value"` and the
 /// password of `scheme://user:pass@host`.
-fn redact_assignments(s: &str) -> String {
+fn redact_assignments(s: &str) -> Option<String> {
     const STOPS: &[u8] = b"\"'`;&|,})";
     let bytes = s.as_bytes();
-    let mut out = String::with_capacity(s.len());
+    let mut out = Masked::new(s);
     let mut i = 0;
-    let mut last = 0;
     while i < bytes.len() {
         let b = bytes[i];
         if b != b'=' && b != b':' {
@@ -607,10 +641,8 @@ fn redact_assignments(s: &str) -> String {
             {
                 let pass = &s[i + 1..i + 1 + at];
                 if maskable(pass) {
-                    out.push_str(&s[last..=i]);
-                    out.push_str(MASK);
+                    out.replace(i + 1, i + 1 + at, MASK);
                     i = i + 1 + at;
-                    last = i;
                     continue;
                 }
             }
@@ -650,17 +682,14 @@ fn redact_assignments(s: &str) -> String {
                     .bytes()
                     .any(|c| matches!(c, b'(' | b'[' | b'{' | b'<'));
             if maskable(value) && !expression {
-                out.push_str(&s[last..vstart]);
-                out.push_str(MASK);
-                last = vend;
+                out.replace(vstart, vend, MASK);
                 i = resume.max(i + 1);
                 continue;
             }
         }
         i += 1;
     }
-    out.push_str(&s[last..]);
-    out
+    out.finish()
 }
 
 #[cfg(test)]
