@@ -55,7 +55,7 @@ use crate::project::Project;
 use crate::protocol::HookInput;
 use crate::state::{self, ReadOutcome, StateError};
 
-use store::{Attempt, ErrorsFile, HashState, Index, NewFailure};
+use store::{Attempt, ErrorsFile, Index, NewFailure};
 
 /// Name of the log in the branch's plan folder.
 pub const ERRORS_FILE: &str = "errors.json";
@@ -232,10 +232,10 @@ pub fn on_success(
     let Some(index) = read_index(project) else {
         return;
     };
-    if !index.any_unresolved() {
+    let tool = input.tool_name.as_deref().unwrap_or("unknown");
+    if !index.may_count_tool(tool, false) {
         return;
     }
-    let tool = input.tool_name.as_deref().unwrap_or("unknown");
     let action = normalize::action_key(tool, input.tool_input());
     if !index
         .hashes
@@ -287,7 +287,7 @@ pub fn escalation_for(
     _cfg: &StrikeConfig,
 ) -> Option<String> {
     let index = read_index(project)?;
-    if !index.hashes.values().any(HashState::is_escalated) {
+    if !index.may_count_tool(tool_name, true) {
         return None;
     }
     let action = normalize::action_key(tool_name, tool_input);

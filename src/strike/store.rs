@@ -136,6 +136,10 @@ pub struct HashState {
     /// Action keys that failed with this hash, most recent last.
     #[serde(default)]
     pub actions: Vec<String>,
+    /// The tools of those actions (empty in indexes written before oath recorded them), so a
+    /// call of another tool is known not to match without computing its action key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
     /// When the hash was last resolved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved_at: Option<String>,
@@ -153,6 +157,12 @@ impl HashState {
     /// Returns whether the next identical action must be asked about.
     pub fn is_escalated(&self) -> bool {
         self.is_unresolved() && self.count >= ESCALATE_AT
+    }
+
+    /// Returns whether an action of `tool` may be among this hash's actions (always, when the
+    /// tools were not recorded).
+    pub fn may_hold_tool(&self, tool: &str) -> bool {
+        self.tools.is_empty() || self.tools.iter().any(|t| t == tool)
     }
 
     fn resolve(&mut self, now: &str, by: &str) {
@@ -217,6 +227,7 @@ impl Index {
             e.tool = a.tool.clone();
             if let Some(action) = &a.action {
                 remember(&mut e.actions, action);
+                remember(&mut e.tools, &a.tool);
             }
             if a.status == UNRESOLVED {
                 e.count += 1;
@@ -250,6 +261,19 @@ impl Index {
     /// Returns whether any hash still counts.
     pub fn any_unresolved(&self) -> bool {
         self.hashes.values().any(HashState::is_unresolved)
+    }
+
+    /// Returns whether an action of `tool` may have failed with a hash that still counts
+    /// (`escalated_only`: with one that is escalated). When not, the caller need not compute
+    /// the action key, which hashes the whole tool input (a 1 MB Write included).
+    pub fn may_count_tool(&self, tool: &str, escalated_only: bool) -> bool {
+        self.hashes.values().any(|e| {
+            (if escalated_only {
+                e.is_escalated()
+            } else {
+                e.is_unresolved()
+            }) && e.may_hold_tool(tool)
+        })
     }
 
     /// Resets every hash that the successful `action` failed with; returns whether anything
@@ -401,6 +425,7 @@ pub fn record_failure(
     e.resolved_at = None;
     e.resolved_by = None;
     remember(&mut e.actions, &action);
+    remember(&mut e.tools, &attempt.tool);
     let count = e.count;
     index.evict(Some(&hash));
 
@@ -613,6 +638,28 @@ mod tests {
         assert!(!index.record_success("a", "t"), "nothing left to reset");
         let (_, index, _) = run(&[Fail("A", "a"), Fail("A", "a")]);
         assert!(index.escalation("a").is_none(), "strike 2 does not ask");
+    }
+
+    #[test]
+    fn only_tools_that_failed_need_an_action_key() {
+        let (_, mut index, _) = run(&[Fail("A", "a"), Fail("A", "a")]);
+        assert!(index.may_count_tool("Bash", false));
+        assert!(
+            !index.may_count_tool("Bash", true),
+            "strike 2 is not escalated"
+        );
+        assert!(!index.may_count_tool("Write", false));
+        let (_, escalated, _) = run(&[Fail("A", "a"), Fail("A", "a"), Fail("A", "a")]);
+        assert!(escalated.may_count_tool("Bash", true));
+        assert!(!escalated.may_count_tool("Write", true));
+        // An index written before tools were recorded cannot rule any tool out.
+        for e in index.hashes.values_mut() {
+            e.tools.clear();
+        }
+        assert!(index.may_count_tool("Write", false));
+        // A rebuild from the log records them again.
+        let (_, _, errors) = run(&[Fail("A", "a")]);
+        assert_eq!(Index::rebuild(&errors).hashes["A"].tools, vec!["Bash"]);
     }
 
     #[test]
