@@ -83,3 +83,130 @@ fn trust_update(bencher: divan::Bencher) {
             )
         });
 }
+
+/// The whole PreToolUse path in-process (parse, project, config, classify, trust, decide,
+/// audit append, answer) on the payloads of the whole-process benchmark: what a hook costs
+/// on top of starting a process.
+mod hook_in_process {
+    use std::sync::OnceLock;
+
+    use oath::clock::Timestamp;
+    use oath::hook::{Ctx, run_input};
+    use oath::project::Env;
+
+    struct Setup {
+        _dir: tempfile::TempDir,
+        ctx: Ctx,
+        project: std::path::PathBuf,
+    }
+
+    fn setup() -> &'static Setup {
+        static S: OnceLock<Setup> = OnceLock::new();
+        S.get_or_init(|| {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let project = dir.path().join("project");
+            std::fs::create_dir_all(project.join("src")).expect("project");
+            std::fs::create_dir_all(dir.path().join("home")).expect("home");
+            let ctx = Ctx {
+                env: Env {
+                    oath_home: Some(dir.path().join("state")),
+                    home: Some(dir.path().join("home")),
+                    claude_project_dir: Some(project.clone()),
+                    ..Env::default()
+                },
+                now: Timestamp::parse("2026-11-22T00:00:00Z").expect("time"),
+                event_hint: None,
+            };
+            Setup {
+                _dir: dir,
+                ctx,
+                project,
+            }
+        })
+    }
+
+    fn pre_tool_use(tool: &str, input: serde_json::Value) -> Vec<u8> {
+        let s = setup();
+        serde_json::to_vec(&serde_json::json!({
+            "session_id": "bench-session",
+            "transcript_path": s.project.join("transcript.jsonl"),
+            "cwd": s.project,
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": input,
+            "tool_use_id": "toolu_bench",
+        }))
+        .expect("payload")
+    }
+
+    #[divan::bench]
+    fn bash_simple(bencher: divan::Bencher) {
+        let p = pre_tool_use("Bash", serde_json::json!({"command": "ls -la"}));
+        let ctx = &setup().ctx;
+        bencher.bench_local(|| run_input(divan::black_box(&p), ctx));
+    }
+
+    #[divan::bench]
+    fn bash_2k_compound(bencher: divan::Bencher) {
+        let p = pre_tool_use("Bash", serde_json::json!({"command": super::compound_2k()}));
+        let ctx = &setup().ctx;
+        bencher.bench_local(|| run_input(divan::black_box(&p), ctx));
+    }
+
+    #[divan::bench]
+    fn write_1mb(bencher: divan::Bencher) {
+        let file = setup().project.join("src/lib.rs");
+        let p = pre_tool_use(
+            "Write",
+            serde_json::json!({"file_path": file, "content": "x".repeat(1024 * 1024)}),
+        );
+        let ctx = &setup().ctx;
+        bencher.bench_local(|| run_input(divan::black_box(&p), ctx));
+    }
+}
+
+/// The audit form of a 1 MB string: redacted head, size and digest of the whole.
+#[divan::bench]
+fn audit_truncate_1mb(bencher: divan::Bencher) {
+    let big = "x".repeat(1024 * 1024);
+    bencher.bench_local(|| oath::audit::truncate_with_digest(divan::black_box(&big)));
+}
+
+/// Parsing a 1 MB Write payload (what every hook does before anything else).
+#[divan::bench]
+fn parse_payload_1mb(bencher: divan::Bencher) {
+    let payload = serde_json::to_vec(&serde_json::json!({
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": "/p/src/lib.rs", "content": "x".repeat(1024 * 1024)},
+    }))
+    .expect("payload");
+    bencher.bench_local(|| oath::protocol::HookInput::parse(divan::black_box(&payload), None));
+}
+
+/// Reading and writing back a full 3-strike log (`strikes.max_attempts` = 1000 attempts), as
+/// every recorded failure does.
+#[divan::bench]
+fn strike_log_roundtrip_1000(bencher: divan::Bencher) {
+    use oath::strike::store::ErrorsFile;
+    let attempts: Vec<serde_json::Value> = (0..1000)
+        .map(|i| {
+            serde_json::json!({
+                "timestamp": "2026-11-01T00:00:00Z", "tool": "Bash",
+                "error": format!("Exit code 101\nerror[E0308]: mismatched types {i}\n --> src/lib.rs:10:5"),
+                "status": "resolved", "hash": format!("{i:08x}"), "strike": 1,
+                "input": "cargo build", "action": format!("{i:016x}"),
+                "session_id": "s", "tool_use_id": format!("toolu_{i}"),
+            })
+        })
+        .collect();
+    let text = serde_json::to_string_pretty(&serde_json::json!({
+        "version": 1, "attempts": attempts, "strikeCount": 0, "lastErrorHash": "", "seq": 1000,
+    }))
+    .expect("json");
+    bencher.bench_local(|| {
+        let f: ErrorsFile = serde_json::from_str(divan::black_box(&text)).expect("parse");
+        serde_json::to_string_pretty(&f).expect("write")
+    });
+}

@@ -1,8 +1,9 @@
 //! Whole-process latency of `oath hook`, measured against a no-op process in the same run.
 //!
 //! Run with `cargo bench --bench hook_latency` (the README's performance section). For each
-//! case it spawns the release binary with the payload on stdin, interleaved with a no-op
-//! process (`true`) fed the same payload, and prints median, p95 and the ratio to the no-op;
+//! case it spawns the release binary with the payload on stdin, interleaved with two no-op
+//! processes fed the same payload (`true`, which exits without reading it, and `cat` into
+//! /dev/null, which reads it as any hook must), and prints median, p95 and the ratios;
 //! then the same with a large history (50 domains, 100 000 audit records, 10 000 strike
 //! attempts), peak RSS, stripped binary size, and the wall time of 64 parallel PostToolUse
 //! processes. Targets are printed next to the figures; nothing here asserts on time.
@@ -24,6 +25,22 @@ fn oath_bin() -> &'static str {
     })
 }
 const RUNS: usize = 200;
+/// Stands for the `tool_use_id` of a tool call in a case's payload; every run gets its own id
+/// of the same length ([`with_fresh_id`]), because oath deduplicates outcomes by
+/// `tool_use_id`: a repeated id would measure the duplicate check, not the trust update or
+/// the 3-strike record.
+const ID_SLOT: &str = "toolu_run000000000000";
+
+/// Returns the payload with [`ID_SLOT`] replaced by an id unique to `run`.
+fn with_fresh_id(payload: &[u8], run: u64) -> Vec<u8> {
+    let mut out = payload.to_vec();
+    let slot = ID_SLOT.as_bytes();
+    if let Some(at) = out.windows(slot.len()).position(|w| w == slot) {
+        let id = format!("toolu_run{run:012}");
+        out[at..at + slot.len()].copy_from_slice(id.as_bytes());
+    }
+    out
+}
 const SESSION: &str = "bench-session";
 
 struct Case {
@@ -65,7 +82,7 @@ fn cases(project: &Path) -> Vec<Case> {
             payload: payload(
                 project,
                 "PreToolUse",
-                serde_json::json!({"tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_use_id":"toolu_b1"}),
+                serde_json::json!({"tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_use_id":ID_SLOT}),
             ),
             pre_tool_use: true,
         },
@@ -74,7 +91,7 @@ fn cases(project: &Path) -> Vec<Case> {
             payload: payload(
                 project,
                 "PreToolUse",
-                serde_json::json!({"tool_name":"Bash","tool_input":{"command":compound},"tool_use_id":"toolu_b2"}),
+                serde_json::json!({"tool_name":"Bash","tool_input":{"command":compound},"tool_use_id":ID_SLOT}),
             ),
             pre_tool_use: true,
         },
@@ -83,7 +100,7 @@ fn cases(project: &Path) -> Vec<Case> {
             payload: payload(
                 project,
                 "PreToolUse",
-                serde_json::json!({"tool_name":"Write","tool_input":{"file_path":src,"content":big},"tool_use_id":"toolu_b3"}),
+                serde_json::json!({"tool_name":"Write","tool_input":{"file_path":src,"content":big},"tool_use_id":ID_SLOT}),
             ),
             pre_tool_use: true,
         },
@@ -92,7 +109,7 @@ fn cases(project: &Path) -> Vec<Case> {
             payload: payload(
                 project,
                 "PostToolUse",
-                serde_json::json!({"tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_response":{"stdout":"a\nb\n","stderr":"","interrupted":false,"isImage":false},"tool_use_id":"toolu_b4","duration_ms":5}),
+                serde_json::json!({"tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_response":{"stdout":"a\nb\n","stderr":"","interrupted":false,"isImage":false},"tool_use_id":ID_SLOT,"duration_ms":5}),
             ),
             pre_tool_use: false,
         },
@@ -101,7 +118,7 @@ fn cases(project: &Path) -> Vec<Case> {
             payload: payload(
                 project,
                 "PostToolUseFailure",
-                serde_json::json!({"tool_name":"Bash","tool_input":{"command":"cargo build"},"tool_use_id":"toolu_b5","error":"Exit code 101\nerror[E0308]: mismatched types\n --> src/lib.rs:10:5","is_interrupt":false}),
+                serde_json::json!({"tool_name":"Bash","tool_input":{"command":"cargo build"},"tool_use_id":ID_SLOT,"error":"Exit code 101\nerror[E0308]: mismatched types\n --> src/lib.rs:10:5","is_interrupt":false}),
             ),
             pre_tool_use: false,
         },
@@ -171,28 +188,43 @@ fn stats(mut v: Vec<Duration>) -> (f64, f64) {
     (median, p95)
 }
 
+/// Returns a run number never returned before in this process.
+fn next_run() -> u64 {
+    static RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 fn measure(label: &str, cases: &[Case], env: &Env) {
     println!("\n## {label}\n");
-    println!("| case | median ms | p95 ms | no-op median ms | ratio | targets |");
-    println!("|---|---|---|---|---|---|");
+    println!(
+        "| case | median ms | p95 ms | `true` median ms | ratio | `cat` median ms | ratio | targets |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
     for case in cases {
-        // Warm up both.
-        for _ in 0..5 {
-            time_one(oath_bin(), &["hook"], &case.payload, env);
-            time_one("true", &[], &case.payload, env);
-        }
         let mut oath = Vec::with_capacity(RUNS);
         let mut noop = Vec::with_capacity(RUNS);
-        for _ in 0..RUNS {
-            oath.push(time_one(oath_bin(), &["hook"], &case.payload, env));
-            noop.push(time_one("true", &[], &case.payload, env));
+        let mut reader = Vec::with_capacity(RUNS);
+        // Five warm-up runs of all three, then the measured ones.
+        for i in 0..RUNS + 5 {
+            let payload = with_fresh_id(&case.payload, next_run());
+            let (o, n, c) = (
+                time_one(oath_bin(), &["hook"], &payload, env),
+                time_one("true", &[], &payload, env),
+                time_one("cat", &[], &payload, env),
+            );
+            if i >= 5 {
+                oath.push(o);
+                noop.push(n);
+                reader.push(c);
+            }
         }
         let (m, p) = stats(oath);
         let (nm, _) = stats(noop);
+        let (cm, _) = stats(reader);
         let ratio = m / nm;
         let target = if case.pre_tool_use {
             format!(
-                "median < 2 ms: {}; within 2x no-op: {}",
+                "median < 2 ms: {}; within 2x `true`: {}",
                 if m < 2.0 { "met" } else { "NOT met" },
                 if ratio <= 2.0 { "met" } else { "NOT met" }
             )
@@ -200,8 +232,9 @@ fn measure(label: &str, cases: &[Case], env: &Env) {
             String::from("-")
         };
         println!(
-            "| {} | {m:.3} | {p:.3} | {nm:.3} | {ratio:.2} | {target} |",
-            case.name
+            "| {} | {m:.3} | {p:.3} | {nm:.3} | {ratio:.2} | {cm:.3} | {:.2} | {target} |",
+            case.name,
+            m / cm
         );
     }
 }
@@ -219,7 +252,11 @@ fn peak_rss_kib(case: &Case, env: &Env) -> Option<u64> {
         .stderr(Stdio::piped())
         .spawn()
         .ok()?;
-    child.stdin.take()?.write_all(&case.payload).ok()?;
+    child
+        .stdin
+        .take()?
+        .write_all(&with_fresh_id(&case.payload, next_run()))
+        .ok()?;
     let out = child.wait_with_output().ok()?;
     String::from_utf8_lossy(&out.stderr)
         .lines()
@@ -263,31 +300,38 @@ fn large_history(env: &Env) {
         serde_json::to_vec_pretty(&trust).expect("json"),
     )
     .expect("write trust");
-    // 100 000 audit records in this session's file.
+    // 100 000 audit records in this session's file, and 10 000 strike attempts in the seed's
+    // errors.json (no git: the @no-git folder). Both are streamed to disk: a large heap left in
+    // this process would make every later spawn (of oath and of the no-ops alike) slower.
     let audit = project_key_dir
         .join("audit")
         .join(format!("{SESSION}.jsonl"));
-    let mut text = String::with_capacity(100_000 * 300);
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&audit).expect("audit file"));
     for i in 0..100_000 {
-        text.push_str(&format!(
-            "{{\"v\":1,\"kind\":\"pre\",\"timestamp\":\"2026-11-01T00:00:00.000Z\",\"session_id\":\"{SESSION}\",\"tool_use_id\":\"toolu_h{i}\",\"tool_name\":\"Bash\",\"tool_input\":{{\"command\":\"ls -la {i}\"}},\"domain\":\"file_read\",\"risk_category\":\"low\",\"decision\":\"allow\"}}\n"
-        ));
+        writeln!(
+            out,
+            "{{\"v\":1,\"kind\":\"pre\",\"timestamp\":\"2026-11-01T00:00:00.000Z\",\"session_id\":\"{SESSION}\",\"tool_use_id\":\"toolu_h{i}\",\"tool_name\":\"Bash\",\"tool_input\":{{\"command\":\"ls -la {i}\"}},\"domain\":\"file_read\",\"risk_category\":\"low\",\"decision\":\"allow\"}}"
+        )
+        .expect("write audit");
     }
-    std::fs::write(&audit, text).expect("write audit");
-    // 10 000 strike attempts in the seed's errors.json (no git: the @no-git folder).
+    out.flush().expect("flush audit");
     let plan = env.project.join(".plan/@no-git");
     std::fs::create_dir_all(&plan).expect("plan dir");
-    let attempts: Vec<serde_json::Value> = (0..10_000)
-        .map(|i| serde_json::json!({"timestamp":"2026-11-01T00:00:00Z","tool":"Bash","error":format!("Exit code 1\nerror {i}"),"status":"resolved","hash":format!("{:08x}", i)}))
-        .collect();
-    std::fs::write(
-        plan.join("errors.json"),
-        serde_json::to_vec(
-            &serde_json::json!({"attempts":attempts,"strikeCount":0,"lastErrorHash":""}),
+    let mut out =
+        std::io::BufWriter::new(std::fs::File::create(plan.join("errors.json")).expect("errors"));
+    write!(out, "{{\"attempts\":[").expect("write errors");
+    for i in 0..10_000 {
+        if i > 0 {
+            write!(out, ",").expect("write errors");
+        }
+        write!(
+            out,
+            "{{\"timestamp\":\"2026-11-01T00:00:00Z\",\"tool\":\"Bash\",\"error\":\"Exit code 1\\nerror {i}\",\"status\":\"resolved\",\"hash\":\"{i:08x}\"}}"
         )
-        .expect("json"),
-    )
-    .expect("write errors");
+        .expect("write errors");
+    }
+    write!(out, "],\"strikeCount\":0,\"lastErrorHash\":\"\"}}").expect("write errors");
+    out.flush().expect("flush errors");
 }
 
 fn burst(env: &Env) -> Duration {
@@ -338,7 +382,7 @@ fn main() {
     let cases = cases(&env.project);
 
     println!(
-        "# oath hook latency ({} runs per case, interleaved with a no-op `true`)",
+        "# oath hook latency ({} runs per case, interleaved with no-ops `true` and `cat`)",
         RUNS
     );
     println!(
@@ -351,6 +395,10 @@ fn main() {
     measure("fresh state", &cases, &env);
 
     large_history(&env);
+    // Let the freshly written history reach the disk before measuring, so that writeback
+    // does not compete with the runs.
+    let _ = Command::new("sync").status();
+    std::thread::sleep(Duration::from_secs(2));
     measure(
         "large history (50 domains, 100 000 audit records, 10 000 strike attempts)",
         &cases,
