@@ -185,12 +185,13 @@ fn parse_payload_1mb(bencher: divan::Bencher) {
     bencher.bench_local(|| oath::protocol::HookInput::parse(divan::black_box(&payload), None));
 }
 
-/// Reading and writing back a full 3-strike log (`strikes.max_attempts` = 1000 attempts), as
-/// every recorded failure does.
+/// Reading and writing back a full 3-strike log (`strikes.max_attempts` attempts, the
+/// default), as every recorded failure does.
 #[divan::bench]
-fn strike_log_roundtrip_1000(bencher: divan::Bencher) {
+fn strike_log_roundtrip_full(bencher: divan::Bencher) {
     use oath::strike::store::ErrorsFile;
-    let attempts: Vec<serde_json::Value> = (0..1000)
+    let max = oath::strike::StrikeConfig::default().max_attempts;
+    let attempts: Vec<serde_json::Value> = (0..max)
         .map(|i| {
             serde_json::json!({
                 "timestamp": "2026-11-01T00:00:00Z", "tool": "Bash",

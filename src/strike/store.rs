@@ -22,6 +22,8 @@ pub const UNRESOLVED: &str = "unresolved";
 pub const RESOLVED: &str = "resolved";
 /// Most hashes kept in the index; resolved and least-struck ones are dropped first.
 pub const MAX_HASHES: usize = 256;
+/// Most resolved hashes kept in the index (the least recently seen are dropped first).
+pub const MAX_RESOLVED_HASHES: usize = 32;
 /// Most action keys remembered per hash.
 pub const MAX_ACTIONS: usize = 8;
 /// Strike count from which an action is escalated to the user.
@@ -307,6 +309,21 @@ impl Index {
     /// Drops hashes past [`MAX_HASHES`]: resolved first, then the least struck, oldest first;
     /// never `keep`.
     fn evict(&mut self, keep: Option<&str>) {
+        // Resolved hashes only inform `oath errors`, which can read the log; every PreToolUse
+        // reads this index, so they are kept few.
+        let mut resolved: Vec<(String, String)> = self
+            .hashes
+            .iter()
+            .filter(|(h, e)| !e.is_unresolved() && keep != Some(h.as_str()))
+            .map(|(h, e)| (e.last_seen.clone(), h.clone()))
+            .collect();
+        if resolved.len() > MAX_RESOLVED_HASHES {
+            resolved.sort();
+            let excess = resolved.len() - MAX_RESOLVED_HASHES;
+            for (_, h) in resolved.into_iter().take(excess) {
+                self.hashes.remove(&h);
+            }
+        }
         if self.hashes.len() <= MAX_HASHES {
             return;
         }
@@ -751,6 +768,32 @@ mod tests {
         assert!(
             !index.hashes.contains_key("00000000"),
             "the oldest single strike goes"
+        );
+    }
+
+    #[test]
+    fn few_resolved_hashes_stay_in_the_index() {
+        let mut index = Index::default();
+        let mut errors = ErrorsFile::default();
+        for n in 0..(MAX_RESOLVED_HASHES + 10) {
+            let h = format!("{n:08x}");
+            let mut f = failure(&h, &h);
+            f.attempt.timestamp = format!("t{n:05}");
+            record_failure(&mut index, &mut errors, f, 10_000);
+            assert!(index.record_success(&h, &format!("t{n:05}")));
+        }
+        record_failure(&mut index, &mut errors, failure("ffffffff", "z"), 10_000);
+        let resolved = index.hashes.values().filter(|e| !e.is_unresolved()).count();
+        assert_eq!(resolved, MAX_RESOLVED_HASHES);
+        assert!(index.hashes["ffffffff"].is_unresolved());
+        assert!(
+            !index.hashes.contains_key("00000000"),
+            "the least recently seen resolved hash goes"
+        );
+        assert!(
+            index
+                .hashes
+                .contains_key(&format!("{:08x}", MAX_RESOLVED_HASHES + 9))
         );
     }
 
