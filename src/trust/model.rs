@@ -110,39 +110,63 @@ pub struct TrustFile {
     pub recent_outcomes: Vec<AppliedOutcome>,
 }
 
-#[derive(Deserialize)]
-struct V2 {
-    #[serde(default)]
+/// Every top-level field of either version, read in one pass (no intermediate `Value` tree:
+/// every PreToolUse reads this file).
+#[derive(Default)]
+struct AnyVersion {
+    version: Option<Value>,
     updated_at: Option<String>,
-    #[serde(default)]
     global_operation_count: u64,
-    #[serde(default)]
     domains: BTreeMap<String, DomainTrust>,
-    #[serde(default)]
     recent_outcomes: Vec<AppliedOutcome>,
+    // Version 1.
+    score: Option<Value>,
+    successes: Option<Value>,
+    failures: Option<Value>,
 }
 
-#[derive(Deserialize)]
-struct V1 {
-    #[serde(default)]
-    score: Option<f64>,
-    #[serde(default)]
-    successes: u64,
-    #[serde(default)]
-    failures: u64,
+struct AnyVersionVisitor;
+
+impl<'de> serde::de::Visitor<'de> for AnyVersionVisitor {
+    type Value = AnyVersion;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // serde would read a JSON array as the fields of a struct in order: only an object
+        // is accepted, so `[1,2,3]` is corrupt rather than a v1 file with score 1.
+        f.write_str("the trust file must be a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<AnyVersion, A::Error> {
+        let mut out = AnyVersion::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "version" => out.version = Some(map.next_value()?),
+                "updated_at" => out.updated_at = map.next_value()?,
+                "global_operation_count" => {
+                    out.global_operation_count = map.next_value::<Option<u64>>()?.unwrap_or(0);
+                }
+                "domains" => out.domains = map.next_value::<Option<_>>()?.unwrap_or_default(),
+                "recent_outcomes" => {
+                    out.recent_outcomes = map.next_value::<Option<_>>()?.unwrap_or_default();
+                }
+                "score" => out.score = Some(map.next_value()?),
+                "successes" => out.successes = Some(map.next_value()?),
+                "failures" => out.failures = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 impl<'de> Deserialize<'de> for TrustFile {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        let value = Value::deserialize(d)?;
-        // serde would read a JSON array as the fields of a struct in order: refuse anything
-        // but an object, so `[1,2,3]` is corrupt rather than a v1 file with score 1.
-        if !value.is_object() {
-            return Err(D::Error::custom("the trust file must be a JSON object"));
-        }
-        let version = match value.get("version") {
-            None => None,
+        let any = d.deserialize_map(AnyVersionVisitor)?;
+        let version = match &any.version {
+            None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.clone()),
             Some(Value::Number(n)) => Some(n.to_string()),
             Some(other) => {
@@ -153,8 +177,7 @@ impl<'de> Deserialize<'de> for TrustFile {
         };
         match version.as_deref() {
             Some("2") => {
-                let v2 = V2::deserialize(value).map_err(D::Error::custom)?;
-                for (name, d) in &v2.domains {
+                for (name, d) in &any.domains {
                     if !(d.score.is_finite() && (0.0..=1.0).contains(&d.score)) {
                         return Err(D::Error::custom(format!(
                             "domain {name} has score {} outside [0, 1]",
@@ -164,30 +187,42 @@ impl<'de> Deserialize<'de> for TrustFile {
                 }
                 Ok(Self {
                     version: "2".into(),
-                    updated_at: v2.updated_at.unwrap_or_default(),
-                    global_operation_count: v2.global_operation_count,
-                    domains: v2.domains,
-                    recent_outcomes: v2.recent_outcomes,
+                    updated_at: any.updated_at.unwrap_or_default(),
+                    global_operation_count: any.global_operation_count,
+                    domains: any.domains,
+                    recent_outcomes: any.recent_outcomes,
                 })
             }
             None | Some("1") => {
-                let v1 = V1::deserialize(value).map_err(D::Error::custom)?;
+                let field = |v: Option<Value>, name: &str| -> Result<u64, D::Error> {
+                    match v {
+                        None | Some(Value::Null) => Ok(0),
+                        Some(v) => serde_json::from_value(v)
+                            .map_err(|e| D::Error::custom(format!("{name}: {e}"))),
+                    }
+                };
+                let score: Option<f64> = match any.score {
+                    None | Some(Value::Null) => None,
+                    Some(v) => Some(
+                        serde_json::from_value(v)
+                            .map_err(|e| D::Error::custom(format!("score: {e}")))?,
+                    ),
+                };
+                let successes = field(any.successes, "successes")?;
+                let failures = field(any.failures, "failures")?;
                 let mut global = DomainTrust::new(&TrustParams::default());
-                if let Some(s) = v1
-                    .score
-                    .filter(|s| s.is_finite() && (0.0..=1.0).contains(s))
-                {
+                if let Some(s) = score.filter(|s| s.is_finite() && (0.0..=1.0).contains(s)) {
                     global.score = s;
                 }
-                global.successes = v1.successes;
-                global.failures = v1.failures;
-                global.total_operations = v1.successes.saturating_add(v1.failures);
+                global.successes = successes;
+                global.failures = failures;
+                global.total_operations = successes.saturating_add(failures);
                 let mut domains = BTreeMap::new();
                 domains.insert("_global".to_owned(), global);
                 Ok(Self {
                     version: "2".into(),
                     updated_at: String::new(),
-                    global_operation_count: v1.successes.saturating_add(v1.failures),
+                    global_operation_count: successes.saturating_add(failures),
                     domains,
                     recent_outcomes: Vec::new(),
                 })
