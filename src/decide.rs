@@ -200,6 +200,24 @@ pub fn decide(i: &Inputs<'_>) -> Verdict {
             Decision::Ask => "trust is too low for this risk".to_owned(),
             Decision::Deny => unreachable!("critical handled above"),
         };
+        // A line oath could not parse may hide anything (bash runs the lines before a syntax
+        // error): earned trust does not approve it; only the user's own allow rule can.
+        if let Some(p) = c
+            .parts
+            .iter()
+            .find(|p| crate::classify::not_understood(&p.rule))
+            && decision == Decision::Allow
+        {
+            trace.push(format!(
+                "rule {}: not understood, so trust does not allow it",
+                p.rule
+            ));
+            decision = Decision::Ask;
+            why = format!(
+                "part of this command was not understood ({}), and oath never lets trust alone approve what it cannot read",
+                p.rule
+            );
+        }
         if let Some(r) = &i.rule {
             match r.kind {
                 RuleKind::Ask if decision < Decision::Ask => {
@@ -298,6 +316,35 @@ mod tests {
             weights: &RiskWeights::default(),
             thresholds: &AutonomyParams::default(),
         })
+    }
+
+    #[test]
+    fn what_was_not_understood_is_never_approved_by_trust() {
+        let (weights, thresholds) = (RiskWeights::default(), AutonomyParams::default());
+        for rule in crate::classify::NOT_UNDERSTOOD_RULES {
+            let class = Classification::single("x", Domain::ShellExec, Risk::High, rule, "test");
+            let run = |trust, allow_rule: bool| {
+                decide(&Inputs {
+                    class: &class,
+                    trust,
+                    phase: None,
+                    rule: allow_rule.then(|| RuleMatch {
+                        kind: RuleKind::Allow,
+                        id: "rules.x[0]".into(),
+                        reason: None,
+                    }),
+                    strike: None,
+                    weights: &weights,
+                    thresholds: &thresholds,
+                })
+            };
+            let full = run(1.0, false);
+            assert_eq!(full.decision, Decision::Ask, "{rule}: {}", full.reason);
+            assert!(full.reason.contains("not understood"), "{}", full.reason);
+            assert_eq!(run(0.3, false).decision, Decision::NoOpinion);
+            // The user's own allow rule still decides.
+            assert_eq!(run(1.0, true).decision, Decision::Allow, "{rule}");
+        }
     }
 
     #[test]

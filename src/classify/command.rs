@@ -167,6 +167,7 @@ impl<'a> Walker<'a> {
                 shell::Problem::TooDeep => "too-deep",
                 shell::Problem::Syntax(_) => "unparseable",
                 shell::Problem::ParserPanic => "parser-failure",
+                shell::Problem::TooSlow => "parser-timeout",
             };
             let shown: String = text.chars().take(200).collect();
             self.push(

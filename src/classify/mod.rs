@@ -326,14 +326,18 @@ impl Context {
         home: Option<&Path>,
         protected: impl IntoIterator<Item = PathBuf>,
     ) -> Self {
+        // A relative path here is a broken environment (`HOME=""`, `cwd: "."`): it is taken
+        // from `/`, as a relative cwd is from the project root, so that nothing resolves to
+        // a relative path no zone recognises.
+        let root = paths::absolute(Path::new("/"), project_root);
         Self {
-            project_root: paths::normalize(project_root),
-            cwd: paths::normalize(cwd),
-            home: home.map(paths::normalize),
+            cwd: paths::absolute(&root, cwd),
+            home: home.map(|h| paths::absolute(Path::new("/"), h)),
             protected: protected
                 .into_iter()
-                .map(|p| paths::normalize(&p))
+                .map(|p| paths::absolute(Path::new("/"), &p))
                 .collect(),
+            project_root: root,
         }
     }
 
@@ -361,6 +365,20 @@ impl Context {
     pub fn protected(&self) -> &[PathBuf] {
         &self.protected
     }
+}
+
+/// Rules of the findings that say oath could not read (part of) a shell line.
+pub const NOT_UNDERSTOOD_RULES: &[&str] = &[
+    "too-long",
+    "too-deep",
+    "unparseable",
+    "parser-failure",
+    "parser-timeout",
+];
+
+/// Returns whether a rule id says oath could not read (part of) the line.
+pub fn not_understood(rule: &str) -> bool {
+    NOT_UNDERSTOOD_RULES.contains(&rule)
 }
 
 /// Classifies one tool call.

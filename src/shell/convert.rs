@@ -110,6 +110,92 @@ pub(super) fn nesting(src: &str) -> Nesting {
     }
 }
 
+thread_local! {
+    /// Whether this thread is a parse worker started by [`parse_watched`].
+    static PARSE_WORKER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Returns whether the current thread is a watched parse worker.
+pub(super) fn in_parse_worker() -> bool {
+    PARSE_WORKER.with(std::cell::Cell::get)
+}
+
+/// Stack of a parse worker for lines that fit the inline nesting bound (the main thread's).
+const WORKER_STACK: usize = 8 * 1024 * 1024;
+
+/// Parses on a worker thread and waits at most `budget`. A parse still running then is
+/// abandoned (the thread is detached; the hook process exits soon after) and the line is
+/// [`Problem::TooSlow`]; a failure to start the thread counts as too deep.
+pub(super) fn parse_watched(
+    src: &str,
+    depth: usize,
+    big_stack: bool,
+    budget: std::time::Duration,
+) -> Script {
+    let owned = src.to_owned();
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let started = std::thread::Builder::new()
+        .name("oath-parse".into())
+        .stack_size(if big_stack { BIG_STACK } else { WORKER_STACK })
+        .spawn(move || {
+            PARSE_WORKER.with(|w| w.set(true));
+            let _ = tx.send(parse_guarded(&owned, depth));
+        });
+    if started.is_err() {
+        return Script::problem(Problem::TooDeep);
+    }
+    match rx.recv_timeout(budget) {
+        Ok(script) => script,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Script::problem(Problem::TooSlow),
+        // The worker died without answering (a panic outside the parser's guard).
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            Script::problem(Problem::ParserPanic)
+        }
+    }
+}
+
+/// Writes one space between a here-document operator (`<<`, `<<-`) and its delimiter where
+/// the line has several: the same shell meaning, and it keeps brush-parser 0.4 out of the
+/// endless loop that `$(<<  h ` (two blanks) sends it into. Borrows when there is nothing to
+/// change.
+pub(super) fn heredoc_spacing(src: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = src.as_bytes();
+    let mut out: Option<String> = None;
+    let mut last = 0;
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i..].starts_with(b"<<<") {
+            // A here-string, not a here-document.
+            i += 3;
+        } else if bytes[i] == b'<' && bytes[i + 1] == b'<' {
+            let mut j = i + 2;
+            if bytes.get(j) == Some(&b'-') {
+                j += 1;
+            }
+            let blanks = bytes[j..]
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t'))
+                .count();
+            if blanks > 1 {
+                let o = out.get_or_insert_with(|| String::with_capacity(src.len()));
+                o.push_str(&src[last..j]);
+                o.push(' ');
+                last = j + blanks;
+            }
+            i = j + blanks;
+        } else {
+            i += 1;
+        }
+    }
+    match out {
+        Some(mut o) => {
+            o.push_str(&src[last..]);
+            std::borrow::Cow::Owned(o)
+        }
+        None => std::borrow::Cow::Borrowed(src),
+    }
+}
+
 /// Parses on a thread with a large stack (for lines whose real nesting the scan cannot
 /// bound tightly); a failure to start the thread counts as too deep.
 pub(super) fn parse_on_big_stack(src: &str, depth: usize) -> Script {

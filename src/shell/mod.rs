@@ -45,6 +45,8 @@ pub enum Problem {
     Syntax(String),
     /// The parser failed internally.
     ParserPanic,
+    /// The parser did not finish within [`PARSE_BUDGET`].
+    TooSlow,
 }
 
 impl fmt::Display for Problem {
@@ -54,6 +56,11 @@ impl fmt::Display for Problem {
             Self::TooDeep => f.write_str("command is nested deeper than oath follows"),
             Self::Syntax(e) => write!(f, "command does not parse: {e}"),
             Self::ParserPanic => f.write_str("the shell parser failed on this command"),
+            Self::TooSlow => write!(
+                f,
+                "the shell parser did not finish within {} ms",
+                PARSE_BUDGET.as_millis()
+            ),
         }
     }
 }
@@ -202,6 +209,12 @@ pub fn parse(src: &str) -> Script {
     parse_nested(src, 0)
 }
 
+/// Longest a parse may take. brush-parser 0.4 loops forever, allocating ~1 GB/s, on some
+/// unterminated here-documents (`$(<<  h `); a parse still running after this budget makes
+/// the line [`Problem::TooSlow`], and the worker thread dies with the hook process. A 64 KiB
+/// line ([`MAX_INPUT`]) parses in ~25 ms.
+pub const PARSE_BUDGET: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// Parses a command line found `depth` re-parses deep (the text of `bash -c`, `eval`, a
 /// here-string fed to a shell …).
 pub fn parse_nested(src: &str, depth: usize) -> Script {
@@ -215,10 +228,15 @@ pub fn parse_nested(src: &str, depth: usize) -> Script {
     if !nesting.ok() {
         return Script::problem(Problem::TooDeep);
     }
-    if nesting.needs_big_stack() {
-        return convert::parse_on_big_stack(src, depth);
+    let src = convert::heredoc_spacing(src);
+    if convert::in_parse_worker() {
+        // Inside a watched parse (a substitution's body): its budget covers this one.
+        if nesting.needs_big_stack() {
+            return convert::parse_on_big_stack(&src, depth);
+        }
+        return convert::parse_guarded(&src, depth);
     }
-    convert::parse_guarded(src, depth)
+    convert::parse_watched(&src, depth, nesting.needs_big_stack(), PARSE_BUDGET)
 }
 
 #[cfg(test)]

@@ -233,3 +233,35 @@ fn hidden_deep_process_substitutions_are_bounded() {
     let s = parse(&src);
     assert_eq!(s.problem, Some(Problem::TooDeep));
 }
+
+#[test]
+fn heredoc_operators_get_one_blank_before_their_delimiter() {
+    for (input, want) in [
+        ("cat <<  EOF", "cat << EOF"),
+        ("cat <<-\t\tEOF", "cat <<- EOF"),
+        ("$(<<  h ", "$(<< h "),
+        ("cat << EOF", "cat << EOF"),
+        ("cat <<<   word", "cat <<<   word"),
+        ("a <<  b <<   c", "a << b << c"),
+        ("no heredoc", "no heredoc"),
+    ] {
+        assert_eq!(super::convert::heredoc_spacing(input), want, "{input:?}");
+    }
+    // The line that sent brush-parser 0.4 into an endless loop now parses (as unparseable).
+    let s = parse("$(<<  h ");
+    assert!(
+        matches!(s.problem, Some(Problem::Syntax(_))),
+        "{:?}",
+        s.problem
+    );
+}
+
+#[test]
+fn a_parse_over_its_budget_is_too_slow() {
+    let line = "echo a && ".repeat(4000) + "echo b";
+    let s = super::convert::parse_watched(&line, 0, false, std::time::Duration::ZERO);
+    assert_eq!(s.problem, Some(Problem::TooSlow));
+    // Within the budget the same line parses.
+    let s = super::convert::parse_watched(&line, 0, false, super::PARSE_BUDGET * 40);
+    assert_eq!(s.problem, None);
+}
