@@ -144,20 +144,22 @@ pub fn redact_value(v: &mut Value) -> bool {
 /// ESC[0m=…`) and hide tokens and names from the scanner, so a text with escapes is scanned
 /// without them; when it holds a secret, the redacted text without colours replaces it.
 pub fn redact_str(s: &str) -> Cow<'_, str> {
-    if s.contains('\u{1b}') {
-        let plain = strip_ansi(s);
-        return match redact_plain(&plain) {
-            Cow::Owned(r) => Cow::Owned(r),
-            // Stripping can also hide a secret: a two-byte escape swallows the space before a
-            // token (gluing it to the previous word) and an unterminated OSC swallows the rest
-            // of the text. Scan the text as it is too before calling it clean.
-            Cow::Borrowed(_) => redact_plain(s),
-        };
+    if !s.contains('\u{1b}') {
+        return redact_plain(s);
     }
-    redact_plain(s)
+    // First the text as it is (an escape can swallow the space before a token, or an
+    // unterminated OSC the rest of the text), then without its escapes (which can split a
+    // token in two): each stage only masks more.
+    let raw = redact_plain(s);
+    let plain = strip_ansi(&raw);
+    match (raw, redact_plain(&plain)) {
+        (_, Cow::Owned(r)) => Cow::Owned(r),
+        (Cow::Owned(_), Cow::Borrowed(_)) => Cow::Owned(plain),
+        (Cow::Borrowed(_), Cow::Borrowed(_)) => Cow::Borrowed(s),
+    }
 }
 
-/// Removes ANSI escape sequences (CSI, OSC and two-byte escapes).
+/// Removes ANSI escape sequences (CSI, OSC, escapes with intermediates, two-byte escapes).
 pub fn strip_ansi(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
@@ -171,6 +173,15 @@ pub fn strip_ansi(s: &str) -> String {
                 // Parameters and intermediates, then one final byte in 0x40..=0x7e.
                 for n in chars.by_ref() {
                     if ('\u{40}'..='\u{7e}').contains(&n) {
+                        break;
+                    }
+                }
+            }
+            // Character-set and other escapes with intermediates (`ESC ( B` from `tput
+            // sgr0`): the intermediates, then one final character.
+            Some(c) if ('\u{20}'..='\u{2f}').contains(&c) => {
+                for n in chars.by_ref() {
+                    if !('\u{20}'..='\u{2f}').contains(&n) {
                         break;
                     }
                 }
@@ -348,11 +359,17 @@ fn redact_tokens(s: &str) -> Option<String> {
         let from = if after_scheme || is_known_token(word) {
             Some(ws)
         } else {
-            // A token inside a longer word: `name=TOKEN`, `path/TOKEN`.
+            // A token inside a longer word: `name=TOKEN`, `path/TOKEN`, or glued to what an
+            // escape sequence left before it (`1mghp_…`, `Bghp_…`). Short words only: a
+            // token is, and a long blob must not cost a scan per position.
             word.bytes()
                 .enumerate()
-                .filter(|&(_, b)| matches!(b, b'=' | b'/'))
-                .map(|(k, _)| k + 1)
+                .skip(1)
+                .filter(|&(k, b)| {
+                    matches!(b, b'=' | b'/')
+                        || (13..=512).contains(&word.len()) && starts_token_format(&word[k..])
+                })
+                .map(|(k, b)| if matches!(b, b'=' | b'/') { k + 1 } else { k })
                 .find(|&k| is_known_token(&word[k..]))
                 .map(|k| ws + k)
         };
@@ -457,6 +474,17 @@ const PREFIXED: &[Prefixed] = &[
     ("SK", hex, 32),
     ("AGE-SECRET-KEY-1", upper_digit, 50),
 ];
+
+/// Returns whether a text starts like a token of a known format (a cheap pre-check).
+fn starts_token_format(w: &str) -> bool {
+    // Every format starts with one of these letters.
+    const FIRST: &[u8] = b"AGSdeghknprswxy";
+    if !w.as_bytes().first().is_some_and(|b| FIRST.contains(b)) {
+        return false;
+    }
+    PREFIXED.iter().any(|(p, _, _)| w.starts_with(p))
+        || ["sk-", "SG.", "eyJ"].iter().any(|p| w.starts_with(p))
+}
 
 /// Returns whether a word is a token of a known format.
 pub fn is_known_token(w: &str) -> bool {
@@ -708,6 +736,29 @@ mod tests {
             matches!(redact_str(plain), Cow::Borrowed(_)),
             "no secret: colours kept"
         );
+    }
+
+    #[test]
+    fn every_token_format_starts_with_a_listed_letter() {
+        for (p, _, _) in PREFIXED {
+            assert!(starts_token_format(&format!("{p}x")), "{p}");
+        }
+        for p in ["sk-", "SG.", "eyJ"] {
+            assert!(starts_token_format(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn escapes_between_tokens_hide_neither() {
+        let t = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        for text in [
+            format!("\u{1b}{t}\u{1b}[1m{t}"),
+            format!("x\u{1b}(B\u{1b}[m{t}"),
+            format!("\u{1b}(B{t} and \u{1b})0{t}"),
+        ] {
+            let out = redact_str(&text);
+            assert!(!out.contains("0123456789abcdefghij"), "{text:?} -> {out:?}");
+        }
     }
 
     #[test]
