@@ -120,6 +120,15 @@ pub(crate) fn normalize(p: &Path) -> PathBuf {
     out
 }
 
+/// Returns `p` normalised, taken from `base` when relative.
+pub(crate) fn absolute(base: &Path, p: &Path) -> PathBuf {
+    if p.has_root() {
+        normalize(p)
+    } else {
+        normalize(&base.join(p))
+    }
+}
+
 /// Returns the bytes of a path.
 fn bytes(p: &Path) -> &[u8] {
     p.as_os_str().as_encoded_bytes()
@@ -842,6 +851,18 @@ mod tests {
             );
         }
         assert!(!is_under(b"/a", b""), "an empty base holds nothing");
+        assert_eq!(
+            absolute(Path::new("/p"), Path::new("")),
+            PathBuf::from("/p")
+        );
+        assert_eq!(
+            absolute(Path::new("/p"), Path::new("../..")),
+            PathBuf::from("/")
+        );
+        assert_eq!(
+            absolute(Path::new("/"), Path::new("a/./b")),
+            PathBuf::from("/a/b")
+        );
     }
 
     proptest! {

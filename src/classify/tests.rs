@@ -139,3 +139,23 @@ fn classification_is_pure_and_repeatable() {
         assert_eq!(bash(s), bash(s), "{s}");
     }
 }
+
+#[test]
+fn a_relative_cwd_or_empty_home_does_not_hide_destruction() {
+    let root = PathBuf::from("/home/dev/project");
+    let relative_cwd = Context::new(
+        &root,
+        &PathBuf::from("."),
+        Some(&PathBuf::from("/home/dev")),
+        [],
+    );
+    let empty_home = Context::new(&root, &root, Some(&PathBuf::from("")), []);
+    for (cmd, ctx) in [
+        ("rm -rf ..", &relative_cwd),
+        ("echo x > ../../../../etc/passwd", &relative_cwd),
+        ("rm -rf ~", &empty_home),
+    ] {
+        let c = classify("Bash", &json!({ "command": cmd }), ctx);
+        assert_eq!(c.risk, Risk::Critical, "{cmd}: {} {}", c.rule, c.reason);
+    }
+}

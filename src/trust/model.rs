@@ -166,7 +166,7 @@ impl<'de> Deserialize<'de> for TrustFile {
         use serde::de::Error;
         let any = d.deserialize_map(AnyVersionVisitor)?;
         let version = match &any.version {
-            None | Some(Value::Null) => None,
+            None => None,
             Some(Value::String(s)) => Some(s.clone()),
             Some(Value::Number(n)) => Some(n.to_string()),
             Some(other) => {
