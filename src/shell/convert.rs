@@ -154,6 +154,43 @@ pub(super) fn parse_watched(
     }
 }
 
+/// Returns whether a line holds a here-document operator and leaves a `(` (of `$(` or a
+/// subshell) or a backquote open at its end: bash rejects it, and brush-parser 0.4 loops
+/// forever on several such lines (`$(<< >x \`), so it is not given them. Single quotes and
+/// backslash escapes are honoured; a `(` inside double quotes counts, which can only make a
+/// valid line look open (judged unparseable, never approved).
+pub(super) fn open_substitution_with_heredoc(src: &str) -> bool {
+    let bytes = src.as_bytes();
+    let heredoc = bytes.windows(2).enumerate().any(|(i, w)| {
+        w == b"<<" && bytes.get(i + 2) != Some(&b'<') && (i == 0 || bytes[i - 1] != b'<')
+    });
+    if !heredoc {
+        return false;
+    }
+    let (mut parens, mut backquote, mut single, mut double) = (0usize, false, false, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if single {
+            single = b != b'\'';
+        } else if b == b'\\' {
+            i += 1;
+        } else if b == b'\'' && !double {
+            single = true;
+        } else if b == b'"' {
+            double = !double;
+        } else if b == b'`' {
+            backquote = !backquote;
+        } else if b == b'(' {
+            parens += 1;
+        } else if b == b')' {
+            parens = parens.saturating_sub(1);
+        }
+        i += 1;
+    }
+    parens > 0 || backquote
+}
+
 /// Writes one space between a here-document operator (`<<`, `<<-`) and its delimiter where
 /// the line has several: the same shell meaning, and it keeps brush-parser 0.4 out of the
 /// endless loop that `$(<<  h ` (two blanks) sends it into. Borrows when there is nothing to

@@ -210,7 +210,8 @@ pub fn parse(src: &str) -> Script {
 }
 
 /// Longest a parse may take. brush-parser 0.4 loops forever, allocating ~1 GB/s, on some
-/// unterminated here-documents (`$(<<  h `); a parse still running after this budget makes
+/// unterminated here-documents (`$(<<  h `, `$( << | { #`; both avoided before parsing, see
+/// [`parse_nested`]); a parse still running after this budget makes
 /// the line [`Problem::TooSlow`], and the worker thread dies with the hook process. A 64 KiB
 /// line ([`MAX_INPUT`]) parses in ~25 ms.
 pub const PARSE_BUDGET: std::time::Duration = std::time::Duration::from_millis(250);
@@ -228,7 +229,19 @@ pub fn parse_nested(src: &str, depth: usize) -> Script {
     if !nesting.ok() {
         return Script::problem(Problem::TooDeep);
     }
-    let src = convert::heredoc_spacing(src);
+    if convert::open_substitution_with_heredoc(src) {
+        return Script::problem(Problem::Syntax(
+            "a here-document inside a `$(`, `(` or backquote that is never closed".into(),
+        ));
+    }
+    let mut src = convert::heredoc_spacing(src);
+    if src.contains("<<") && !src.ends_with("\n\n") {
+        // A here-document still open at the end of the input sends brush-parser 0.4 into an
+        // endless loop inside `$( … )` (`$( << | { #`, `… << )) \`); two final newlines
+        // (the second ends a trailing line continuation), which change nothing bash would
+        // run, let it report the unterminated document instead.
+        src.to_mut().push_str("\n\n");
+    }
     if convert::in_parse_worker() {
         // Inside a watched parse (a substitution's body): its budget covers this one.
         if nesting.needs_big_stack() {

@@ -265,3 +265,42 @@ fn a_parse_over_its_budget_is_too_slow() {
     let s = super::convert::parse_watched(&line, 0, false, super::PARSE_BUDGET * 40);
     assert_eq!(s.problem, None);
 }
+
+#[test]
+fn open_here_documents_inside_substitutions_end() {
+    // Each sent brush-parser 0.4 into an endless, memory-eating loop.
+    for line in [
+        "$(<<  h ",
+        "$( << | { #",
+        "$(<< ( bash #",
+        "x $( << ; a b #",
+        "$(<< >x \\",
+        "$(<< >= \\",
+        "<( 2>&1 sudo $( / << )) \\",
+    ] {
+        let s = parse(line);
+        assert!(
+            matches!(s.problem, Some(Problem::Syntax(_))),
+            "{line:?}: {:?}",
+            s.problem
+        );
+    }
+}
+
+#[test]
+fn open_substitutions_with_here_documents_are_found() {
+    use super::convert::open_substitution_with_heredoc as open;
+    assert!(open("$(cat <<EOF"));
+    assert!(open("`cat <<EOF"));
+    assert!(!open("$(cat <<EOF\nx\nEOF\n)"));
+    assert!(!open("cat <<< '('"), "a here-string is not a here-document");
+    assert!(
+        !open("echo '(' && cat <<EOF\nx\nEOF"),
+        "a quoted ( does not open"
+    );
+    assert!(
+        !open("echo \\( <<EOF\nx\nEOF"),
+        "an escaped ( does not open"
+    );
+    assert!(!open("echo $(( 1 << 2 ))"));
+}
