@@ -211,9 +211,9 @@ pub fn parse(src: &str) -> Script {
 
 /// Longest a parse may take. brush-parser 0.4 loops forever, allocating ~1 GB/s, on some
 /// unterminated here-documents (`$(<<  h `, `$( << | { #`; both avoided before parsing, see
-/// [`parse_nested`]); a parse still running after this budget makes
-/// the line [`Problem::TooSlow`], and the worker thread dies with the hook process. A 64 KiB
-/// line ([`MAX_INPUT`]) parses in ~25 ms.
+/// [`parse_nested`]); a line with a here-document parses on a worker thread, and one still
+/// running after this budget makes the line [`Problem::TooSlow`] (the worker dies with the
+/// hook process). A 64 KiB line ([`MAX_INPUT`]) parses in ~25 ms.
 pub const PARSE_BUDGET: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Parses a command line found `depth` re-parses deep (the text of `bash -c`, `eval`, a
@@ -242,14 +242,17 @@ pub fn parse_nested(src: &str, depth: usize) -> Script {
         // run, let it report the unterminated document instead.
         src.to_mut().push_str("\n\n");
     }
-    if convert::in_parse_worker() {
-        // Inside a watched parse (a substitution's body): its budget covers this one.
-        if nesting.needs_big_stack() {
-            return convert::parse_on_big_stack(&src, depth);
-        }
-        return convert::parse_guarded(&src, depth);
+    // Here-documents are where brush-parser's loops were found: lines with one parse on a
+    // watched worker. Other lines, and parses inside a watched one (a substitution's body,
+    // covered by its budget), parse on this thread: a thread per line would cost more than
+    // classifying a typical command.
+    if src.contains("<<") && !convert::in_parse_worker() {
+        return convert::parse_watched(&src, depth, nesting.needs_big_stack(), PARSE_BUDGET);
     }
-    convert::parse_watched(&src, depth, nesting.needs_big_stack(), PARSE_BUDGET)
+    if nesting.needs_big_stack() {
+        return convert::parse_on_big_stack(&src, depth);
+    }
+    convert::parse_guarded(&src, depth)
 }
 
 #[cfg(test)]
