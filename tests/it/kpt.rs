@@ -8,14 +8,14 @@ use oath::kpt::report::{self, Report};
 use oath::kpt::{feedback, session};
 use oath::transcript::{Counts, FactKind, Tally};
 
-use crate::support::{TestEnv, shared_dir};
+use crate::support::{TestEnv, fixtures_dir};
 
 fn sample_path() -> PathBuf {
-    shared_dir().join("fixtures/documented/transcript-sample.jsonl")
+    fixtures_dir().join("documented/transcript-sample.jsonl")
 }
 
 fn session_a_dir() -> PathBuf {
-    shared_dir().join("fixtures/claude-code-2.1.197/session-a")
+    fixtures_dir().join("claude-code-2.1.197/session-a")
 }
 
 fn seed_example_path() -> PathBuf {

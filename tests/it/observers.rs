@@ -687,7 +687,7 @@ fn real_claude_code_payloads_reach_a_bash_command_intact() {
         printf '%s' "$OATH_TOOL_OUTCOME" > "$d/outcome"
 "#,
     );
-    let dir = crate::support::shared_dir().join("fixtures/claude-code-2.1.197/session-a");
+    let dir = crate::support::fixtures_dir().join("claude-code-2.1.197/session-a");
     for (file, outcome) in [
         ("25-post-tool-use-bash.json", "success"),
         ("16-post-tool-use-failure-bash.json", "failure"),

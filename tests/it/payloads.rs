@@ -13,7 +13,7 @@ use oath::protocol::{Answer, EventName, MAX_PAYLOAD_BYTES, PermissionDecision};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-use crate::support::{HookRun, TestEnv, assert_valid_answer, clip, shared_dir};
+use crate::support::{HookRun, TestEnv, assert_valid_answer, clip, fixtures_dir};
 
 /// Builds an in-process hook context on a test environment.
 fn ctx(env: &TestEnv, hint: Option<&str>) -> Ctx {
@@ -73,7 +73,7 @@ fn fixture_files(dir: &Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn every_shared_fixture_answers_validly_through_the_binary() {
-    let base = shared_dir().join("fixtures");
+    let base = fixtures_dir();
     let mut seen = 0;
     for folder in ["claude-code-2.1.197/session-a", "documented/hooks"] {
         let env = TestEnv::new();

@@ -8,16 +8,9 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-/// Returns the `shared/` folder holding fixtures: the nearest `shared/` beside the crate or
-/// one of its ancestors (the main checkout has it as a sibling, worktrees one level higher).
-pub fn shared_dir() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .skip(1)
-        .map(|a| a.join("shared"))
-        .find(|s| s.join("fixtures").is_dir())
-        .unwrap_or_else(|| manifest.join("../shared"))
+/// Returns `tests/fixtures/`: real Claude Code payloads and transcripts (its README).
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
 /// Returns the path of the built `oath` binary.
@@ -176,14 +169,9 @@ impl TestEnv {
 
     /// Returns an `oath` command with a clean, hermetic environment.
     pub fn oath(&self) -> assert_cmd::Command {
-        let mut cmd = assert_cmd::Command::cargo_bin("oath").expect("oath binary");
-        cmd.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.home())
-            .env("OATH_HOME", self.oath_home())
-            .env("CLAUDE_PROJECT_DIR", self.project())
-            .current_dir(self.project());
-        cmd
+        let mut cmd = Command::new(oath_bin());
+        self.apply_env(&mut cmd);
+        assert_cmd::Command::from_std(cmd)
     }
 
     /// Returns a plain `std` command for `oath hook` with the same environment (for spawning
