@@ -115,7 +115,6 @@ mod hook_in_process {
 
     use oath::clock::Timestamp;
     use oath::hook::{Ctx, run_input};
-    use oath::project::Env;
 
     struct Setup {
         _dir: tempfile::TempDir,
@@ -130,16 +129,8 @@ mod hook_in_process {
             let project = dir.path().join("project");
             std::fs::create_dir_all(project.join("src")).expect("project");
             std::fs::create_dir_all(dir.path().join("home")).expect("home");
-            let ctx = Ctx {
-                env: Env {
-                    oath_home: Some(dir.path().join("state")),
-                    home: Some(dir.path().join("home")),
-                    claude_project_dir: Some(project.clone()),
-                    ..Env::default()
-                },
-                now: Timestamp::parse("2026-11-22T00:00:00Z").expect("time"),
-                event_hint: None,
-            };
+            let now = Timestamp::parse("2026-11-22T00:00:00Z").expect("time");
+            let ctx = Ctx::in_dir(dir.path(), now, None);
             Setup {
                 _dir: dir,
                 ctx,

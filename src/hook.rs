@@ -36,6 +36,21 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// Returns a context whose every folder lies in `dir`: state in `state/`, the home in
+    /// `home/`, the project in `project/` (tests, fuzzing and benchmarks).
+    pub fn in_dir(dir: &std::path::Path, now: Timestamp, event_hint: Option<String>) -> Self {
+        Self {
+            env: Env {
+                oath_home: Some(dir.join("state")),
+                home: Some(dir.join("home")),
+                claude_project_dir: Some(dir.join("project")),
+                ..Env::default()
+            },
+            now,
+            event_hint,
+        }
+    }
+
     /// Builds the context from the process.
     pub fn from_process(event_hint: Option<String>) -> Self {
         Self {
@@ -297,16 +312,7 @@ mod tests {
     #[test]
     fn broken_pre_tool_use_payload_still_asks() {
         let dir = tempfile::tempdir().unwrap();
-        let ctx = Ctx {
-            env: Env {
-                oath_home: Some(dir.path().join("state")),
-                home: Some(dir.path().join("home")),
-                claude_project_dir: Some(dir.path().join("project")),
-                ..Env::default()
-            },
-            now: Timestamp::from_unix(0),
-            event_hint: None,
-        };
+        let ctx = Ctx::in_dir(dir.path(), Timestamp::from_unix(0), None);
         let a = run_guarded(
             b"{\"hook_event_name\":\"PreToolUse\",\"tool_input\":{\"command\":\"\xff\"}}",
             &ctx,

@@ -9,7 +9,6 @@ use std::sync::Mutex;
 use libfuzzer_sys::fuzz_target;
 use oath::clock::Timestamp;
 use oath::hook::{Ctx, run_guarded};
-use oath::project::Env;
 use oath::protocol::{EventName, PermissionDecision};
 
 /// The temp environment, replaced every few hundred runs so the state stays small.
@@ -36,16 +35,11 @@ fuzz_target!(|data: &[u8]| {
             (hint, rest)
         }
     };
-    let ctx = Ctx {
-        env: Env {
-            oath_home: Some(dir.path().join("state")),
-            home: Some(dir.path().join("home")),
-            claude_project_dir: Some(dir.path().join("project")),
-            ..Env::default()
-        },
-        now: Timestamp::from_unix(1_772_366_400),
-        event_hint: hint.map(str::to_owned),
-    };
+    let ctx = Ctx::in_dir(
+        dir.path(),
+        Timestamp::from_unix(1_772_366_400),
+        hint.map(str::to_owned),
+    );
     let answer = run_guarded(payload, &ctx);
     if let Some(line) = answer
         .stderr_lines()
