@@ -154,19 +154,25 @@ pub(super) fn parse_watched(
     }
 }
 
+/// Returns whether a line holds a here-document operator (`<<`, `<<-`; not the here-string
+/// `<<<`), wherever it stands (inside quotes too: the callers only take care).
+pub(super) fn has_heredoc_operator(src: &str) -> bool {
+    let bytes = src.as_bytes();
+    bytes.windows(2).enumerate().any(|(i, w)| {
+        w == b"<<" && bytes.get(i + 2) != Some(&b'<') && (i == 0 || bytes[i - 1] != b'<')
+    })
+}
+
 /// Returns whether a line holds a here-document operator and leaves a `(` (of `$(` or a
 /// subshell) or a backquote open at its end: bash rejects it, and brush-parser 0.4 loops
 /// forever on several such lines (`$(<< >x \`), so it is not given them. Single quotes and
 /// backslash escapes are honoured; a `(` inside double quotes counts, which can only make a
 /// valid line look open (judged unparseable, never approved).
 pub(super) fn open_substitution_with_heredoc(src: &str) -> bool {
-    let bytes = src.as_bytes();
-    let heredoc = bytes.windows(2).enumerate().any(|(i, w)| {
-        w == b"<<" && bytes.get(i + 2) != Some(&b'<') && (i == 0 || bytes[i - 1] != b'<')
-    });
-    if !heredoc {
+    if !has_heredoc_operator(src) {
         return false;
     }
+    let bytes = src.as_bytes();
     let (mut parens, mut backquote, mut single, mut double) = (0usize, false, false, false);
     let mut i = 0;
     while i < bytes.len() {

@@ -229,30 +229,38 @@ pub fn parse_nested(src: &str, depth: usize) -> Script {
     if !nesting.ok() {
         return Script::problem(Problem::TooDeep);
     }
+    if !convert::has_heredoc_operator(src) {
+        return parse_here(src, depth, &nesting);
+    }
     if convert::open_substitution_with_heredoc(src) {
         return Script::problem(Problem::Syntax(
             "a here-document inside a `$(`, `(` or backquote that is never closed".into(),
         ));
     }
     let mut src = convert::heredoc_spacing(src);
-    if src.contains("<<") && !src.ends_with("\n\n") {
+    if !src.ends_with("\n\n") {
         // A here-document still open at the end of the input sends brush-parser 0.4 into an
         // endless loop inside `$( … )` (`$( << | { #`, `… << )) \`); two final newlines
         // (the second ends a trailing line continuation), which change nothing bash would
         // run, let it report the unterminated document instead.
         src.to_mut().push_str("\n\n");
     }
-    // Here-documents are where brush-parser's loops were found: lines with one parse on a
+    // Here-documents are where brush-parser's loops were found: such lines parse on a
     // watched worker. Other lines, and parses inside a watched one (a substitution's body,
     // covered by its budget), parse on this thread: a thread per line would cost more than
     // classifying a typical command.
-    if src.contains("<<") && !convert::in_parse_worker() {
-        return convert::parse_watched(&src, depth, nesting.needs_big_stack(), PARSE_BUDGET);
+    if convert::in_parse_worker() {
+        return parse_here(&src, depth, &nesting);
     }
+    convert::parse_watched(&src, depth, nesting.needs_big_stack(), PARSE_BUDGET)
+}
+
+/// Parses on this thread (on a big-stack thread when the nesting asks for one).
+fn parse_here(src: &str, depth: usize, nesting: &convert::Nesting) -> Script {
     if nesting.needs_big_stack() {
-        return convert::parse_on_big_stack(&src, depth);
+        return convert::parse_on_big_stack(src, depth);
     }
-    convert::parse_guarded(&src, depth)
+    convert::parse_guarded(src, depth)
 }
 
 #[cfg(test)]
