@@ -561,6 +561,14 @@ mod tests {
         );
         assert!(serde_json::from_str::<TrustFile>(r#"{"version":"3","domains":{}}"#).is_err());
         assert!(serde_json::from_str::<TrustFile>("[0.9, 2, 3]").is_err());
+        let null_version = serde_json::from_str::<TrustFile>(r#"{"version":null,"score":0.9}"#);
+        assert!(
+            null_version
+                .unwrap_err()
+                .to_string()
+                .contains("version must be a string"),
+            "a null version is not read as version 1"
+        );
         assert!(
             serde_json::from_str::<TrustFile>(r#"{"version":"2","domains":{"a":{"score":7}}}"#)
                 .is_err()
