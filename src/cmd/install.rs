@@ -582,7 +582,7 @@ pub fn install(
         }
     }
 
-    if exe.contains("/target/debug/") || exe.contains("/target/release/") {
+    if is_cargo_build_output(&exe) {
         ui::warn(&format!(
             "registering a cargo build output ({exe}): `cargo clean` deletes it; `cargo install --path .` gives a lasting path (then run `oath install` again)"
         ));
@@ -827,8 +827,34 @@ pub fn uninstall(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Whether a binary path lies in a cargo target directory (`target/release/oath`, or
+/// `target/<triple>/debug/oath` when a target is configured), which `cargo clean` deletes.
+fn is_cargo_build_output(exe: &str) -> bool {
+    let parts: Vec<&str> = exe.split(['/', '\\']).collect();
+    parts.windows(3).any(|w| {
+        w[0] == "target"
+            && (matches!(w[1], "debug" | "release")
+                || (w[1].contains('-') && matches!(w[2], "debug" | "release")))
+    })
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cargo_build_outputs_are_recognised() {
+        for (exe, expected) in [
+            ("/src/oath/target/release/oath", true),
+            ("/src/oath/target/debug/oath", true),
+            ("/src/oath/target/x86_64-unknown-linux-gnu/release/oath", true),
+            ("C:\\oath\\target\\release\\oath.exe", true),
+            ("/home/u/.cargo/bin/oath", false),
+            ("/opt/target/bin/oath", false),
+            ("/usr/local/bin/oath", false),
+        ] {
+            assert_eq!(is_cargo_build_output(exe), expected, "{exe}");
+        }
+    }
+
     use super::*;
     use serde_json::json;
 
