@@ -24,6 +24,30 @@ const NOT_SECRET_SUFFIXES: &[&str] = &[
     "kind", "mode", "format", "endpoint", "policy", "reset", "manager", "store", "helper",
 ];
 
+/// Words that make a name secret wherever they appear in it.
+const SECRET_WORDS: &[&str] = &[
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "token",
+    "api_key",
+    "apikey",
+    "api-key",
+    "access_key",
+    "accesskey",
+    "accountkey",
+    "private_key",
+    "privatekey",
+    "private-key",
+    "credential",
+    "auth_key",
+    "session_key",
+    "signing_key",
+    "encryption_key",
+    "master_key",
+];
+
 /// Returns whether a key, variable or flag name looks like it holds a secret.
 pub fn is_secret_name(name: &str) -> bool {
     let name = name.trim_start_matches('-');
@@ -51,32 +75,14 @@ pub fn is_secret_name(name: &str) -> bool {
     ) {
         return true;
     }
+    // Every rule below needs one of these stems: most names have none, and are done here.
+    if !has_secret_stem(lower.as_bytes()) {
+        return false;
+    }
     if NOT_SECRET_SUFFIXES.iter().any(|s| lower.ends_with(s)) || lower.contains("tokeniz") {
         return false;
     }
-    const WORDS: &[&str] = &[
-        "password",
-        "passwd",
-        "passphrase",
-        "secret",
-        "token",
-        "api_key",
-        "apikey",
-        "api-key",
-        "access_key",
-        "accesskey",
-        "accountkey",
-        "private_key",
-        "privatekey",
-        "private-key",
-        "credential",
-        "auth_key",
-        "session_key",
-        "signing_key",
-        "encryption_key",
-        "master_key",
-    ];
-    if WORDS.iter().any(|w| lower.contains(w)) {
+    if SECRET_WORDS.iter().any(|w| lower.contains(w)) {
         return true;
     }
     if lower.ends_with("_pass") || lower.ends_with("-pass") || lower.ends_with("_pwd") {
@@ -93,6 +99,23 @@ pub fn is_secret_name(name: &str) -> bool {
             ]
             .iter()
             .any(|w| lower.contains(w))
+}
+
+/// Whether a lowercased name holds `pass`, `secret`, `token`, `key`, `credential` or `_pwd`,
+/// one of which is in every secret word and suffix [`is_secret_name`] knows.
+fn has_secret_stem(lower: &[u8]) -> bool {
+    (0..lower.len()).any(|i| {
+        let rest = &lower[i..];
+        match rest[0] {
+            b'p' => rest.starts_with(b"pass"),
+            b's' => rest.starts_with(b"secret"),
+            b't' => rest.starts_with(b"token"),
+            b'k' => rest.starts_with(b"key"),
+            b'c' => rest.starts_with(b"credential"),
+            b'_' => rest.starts_with(b"_pwd"),
+            _ => false,
+        }
+    })
 }
 
 /// Redacts secrets inside a JSON value in place; returns whether anything changed.
@@ -723,6 +746,18 @@ fn redact_assignments(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_secret_word_and_suffix_has_a_stem() {
+        // `is_secret_name` returns early for names without a stem.
+        for w in SECRET_WORDS
+            .iter()
+            .chain(&["_pass", "-pass", "_pwd", "_key", "-key"])
+        {
+            assert!(has_secret_stem(w.as_bytes()), "{w}");
+        }
+        assert!(!has_secret_stem(b"--bin"));
+    }
     use serde_json::json;
 
     #[test]

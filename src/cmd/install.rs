@@ -582,7 +582,7 @@ pub fn install(
         }
     }
 
-    if is_cargo_build_output(&exe) {
+    if is_cargo_build_output(exe) {
         ui::warn(&format!(
             "registering a cargo build output ({exe}): `cargo clean` deletes it; `cargo install --path .` gives a lasting path (then run `oath install` again)"
         ));
@@ -845,7 +845,10 @@ mod tests {
         for (exe, expected) in [
             ("/src/oath/target/release/oath", true),
             ("/src/oath/target/debug/oath", true),
-            ("/src/oath/target/x86_64-unknown-linux-gnu/release/oath", true),
+            (
+                "/src/oath/target/x86_64-unknown-linux-gnu/release/oath",
+                true,
+            ),
             ("C:\\oath\\target\\release\\oath.exe", true),
             ("/home/u/.cargo/bin/oath", false),
             ("/opt/target/bin/oath", false),

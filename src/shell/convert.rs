@@ -2,7 +2,7 @@
 
 use std::panic::{self, AssertUnwindSafe};
 
-use brush_parser::ast;
+use brush_parser::ast::{self, SourceLocation};
 use brush_parser::word::{
     self, Parameter, ParameterExpr, TildeExpr, WordPiece, WordPieceWithSource,
 };
@@ -274,6 +274,8 @@ fn parse_unguarded(src: &str, depth: usize) -> Script {
         Err(e) => return Script::problem(Problem::Syntax(e.to_string())),
     };
     let mut conv = Conv {
+        src,
+        ascii: src.is_ascii(),
         depth,
         vars: Vec::new(),
         opts,
@@ -290,7 +292,11 @@ fn parse_unguarded(src: &str, depth: usize) -> Script {
     }
 }
 
-struct Conv {
+struct Conv<'s> {
+    /// The text parsed, for the text of each simple command.
+    src: &'s str,
+    /// Whether `src` is ASCII (brush's positions count characters, not bytes).
+    ascii: bool,
     depth: usize,
     /// Variables assigned a literal value earlier on the line.
     vars: Vec<(String, String)>,
@@ -300,7 +306,7 @@ struct Conv {
     procsub_level: usize,
 }
 
-impl Conv {
+impl Conv<'_> {
     fn nested(&mut self, text: &str) -> Script {
         super::parse_nested(text, self.depth + 1)
     }
@@ -500,9 +506,48 @@ impl Conv {
         }
     }
 
+    /// The text of a simple command as written (brush's rendering when its positions do not
+    /// cover the whole command: they leave out redirections and process substitutions).
+    fn simple_text(&self, s: &ast::SimpleCommand) -> String {
+        use ast::CommandPrefixOrSuffixItem as I;
+        let located = |items: &[I]| {
+            items.iter().all(|i| match i {
+                I::Word(w) => w.loc.is_some(),
+                I::AssignmentWord(a, _) => matches!(a.value, ast::AssignmentValue::Scalar(_)),
+                I::IoRedirect(_) | I::ProcessSubstitution(..) => false,
+            })
+        };
+        let whole = s.word_or_name.as_ref().is_some_and(|w| w.loc.is_some())
+            && s.prefix.as_ref().is_none_or(|p| located(&p.0))
+            && s.suffix.as_ref().is_none_or(|p| located(&p.0));
+        let text = whole
+            .then(|| s.location())
+            .flatten()
+            .and_then(|l| self.source(l.start.index, l.end.index));
+        match text {
+            Some(text) => text.to_owned(),
+            None => s.to_string(),
+        }
+    }
+
+    /// The source between two character positions.
+    fn source(&self, start: usize, end: usize) -> Option<&str> {
+        if self.ascii {
+            return self.src.get(start..end);
+        }
+        let mut bytes = self.src.char_indices().map(|(b, _)| b);
+        let from = bytes.nth(start)?;
+        let to = if end == start {
+            from
+        } else {
+            bytes.nth(end - start - 1).unwrap_or(self.src.len())
+        };
+        self.src.get(from..to)
+    }
+
     fn simple(&mut self, s: &ast::SimpleCommand) -> Simple {
         let mut simple = Simple {
-            text: format!("{s}"),
+            text: self.simple_text(s),
             ..Simple::default()
         };
         let mut assigned: Vec<(String, Option<String>)> = Vec::new();

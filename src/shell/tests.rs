@@ -304,3 +304,34 @@ fn open_substitutions_with_here_documents_are_found() {
     );
     assert!(!open("echo $(( 1 << 2 ))"));
 }
+
+#[test]
+fn a_simple_command_keeps_its_text_as_written() {
+    let texts = |src: &str| {
+        let mut out = Vec::new();
+        parse(src).for_each_simple(&mut |s| out.push(s.text.clone()));
+        out
+    };
+    for (src, expected) in [
+        (
+            "FOO=bar   rm  -rf   /tmp/x",
+            vec!["FOO=bar   rm  -rf   /tmp/x"],
+        ),
+        (
+            "echo \"é\" && echo  'ü'   ñ",
+            vec!["echo \"é\"", "echo  'ü'   ñ"],
+        ),
+        (
+            "rm -rf \"$(echo  ö)\"/x",
+            vec!["rm -rf \"$(echo  ö)\"/x", "echo  ö"],
+        ),
+        // brush does not locate redirections and process substitutions: its rendering is
+        // used, never a text that leaves them out.
+        ("cat  >out x", vec!["cat > out x"]),
+        ("ls 2>&1  | tail", vec!["ls 2>& 1", "tail"]),
+        ("diff <(a) b", vec!["diff <(( a )) b", "a"]),
+        ("a=(1  2)  echo", vec!["a=(1 2) echo"]),
+    ] {
+        assert_eq!(texts(src), expected, "{src}");
+    }
+}
