@@ -498,15 +498,56 @@ const PREFIXED: &[Prefixed] = &[
     ("AGE-SECRET-KEY-1", upper_digit, 50),
 ];
 
-/// Returns whether a text starts like a token of a known format (a cheap pre-check).
-fn starts_token_format(w: &str) -> bool {
-    // Every format starts with one of these letters.
-    const FIRST: &[u8] = b"AGSdeghknprswxy";
-    if !w.as_bytes().first().is_some_and(|b| FIRST.contains(b)) {
-        return false;
+/// Every prefix a token format starts with: those of [`PREFIXED`] (same indices), then the
+/// formats checked apart in [`is_known_token`].
+const STARTS: [&str; PREFIXED.len() + 3] = {
+    let mut out = [""; PREFIXED.len() + 3];
+    let mut i = 0;
+    while i < PREFIXED.len() {
+        out[i] = PREFIXED[i].0;
+        i += 1;
     }
-    PREFIXED.iter().any(|(p, _, _)| w.starts_with(p))
-        || ["sk-", "SG.", "eyJ"].iter().any(|p| w.starts_with(p))
+    out[i] = "sk-";
+    out[i + 1] = "SG.";
+    out[i + 2] = "eyJ";
+    out
+};
+
+/// For each byte, the prefixes of [`STARTS`] beginning with it (bit `i` stands for
+/// `STARTS[i]`): a word is compared only with the few prefixes its first byte allows.
+const STARTS_BY_FIRST: [u128; 256] = {
+    assert!(STARTS.len() <= 128);
+    let mut table = [0u128; 256];
+    let mut i = 0;
+    while i < STARTS.len() {
+        table[STARTS[i].as_bytes()[0] as usize] |= 1 << i;
+        i += 1;
+    }
+    table
+};
+
+/// Returns the indices in [`STARTS`] of the prefixes `w` starts with.
+fn starts_of(w: &str) -> impl Iterator<Item = usize> + '_ {
+    let mut mask = w
+        .as_bytes()
+        .first()
+        .map_or(0, |&b| STARTS_BY_FIRST[usize::from(b)]);
+    std::iter::from_fn(move || {
+        while mask != 0 {
+            let i = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            if w.starts_with(STARTS[i]) {
+                return Some(i);
+            }
+        }
+        None
+    })
+}
+
+/// Returns whether a text starts like a token of a known format (a cheap pre-check: it runs
+/// at every position of a long word).
+fn starts_token_format(w: &str) -> bool {
+    starts_of(w).next().is_some()
 }
 
 /// Returns whether a word is a token of a known format.
@@ -515,11 +556,9 @@ pub fn is_known_token(w: &str) -> bool {
     if w.len() < 12 {
         return false;
     }
-    let first = w.as_bytes()[0];
-    for (prefix, allowed, least) in PREFIXED {
-        if prefix.as_bytes()[0] == first
-            && let Some(rest) = w.strip_prefix(prefix)
-            && count_while(rest, allowed) >= *least
+    for i in starts_of(w) {
+        if let Some((prefix, allowed, least)) = PREFIXED.get(i)
+            && count_while(&w[prefix.len()..], allowed) >= *least
         {
             return true;
         }
@@ -746,6 +785,17 @@ fn redact_assignments(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_token_prefix_is_found_by_its_first_byte() {
+        for (i, p) in STARTS.iter().enumerate() {
+            let word = format!("{p}0123456789");
+            assert!(starts_of(&word).any(|k| k == i), "{p}");
+        }
+        for word in ["", "/tmp/proj/t.jsonl", "echo", "target/debug", "ghx_", "s"] {
+            assert!(!starts_token_format(word), "{word}");
+        }
+    }
 
     #[test]
     fn every_secret_word_and_suffix_has_a_stem() {

@@ -507,7 +507,8 @@ impl Conv<'_> {
     }
 
     /// The text of a simple command as written (brush's rendering when its positions do not
-    /// cover the whole command: they leave out redirections and process substitutions).
+    /// cover the whole command, which they do not for redirections and process substitutions,
+    /// or when it spans lines).
     fn simple_text(&self, s: &ast::SimpleCommand) -> String {
         use ast::CommandPrefixOrSuffixItem as I;
         let located = |items: &[I]| {
@@ -525,8 +526,9 @@ impl Conv<'_> {
             .flatten()
             .and_then(|l| self.source(l.start.index, l.end.index));
         match text {
-            Some(text) => text.to_owned(),
-            None => s.to_string(),
+            // A line continuation would put a line break in a one-line reason.
+            Some(text) if !text.contains('\n') => text.to_owned(),
+            _ => s.to_string(),
         }
     }
 

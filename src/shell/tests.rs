@@ -331,6 +331,7 @@ fn a_simple_command_keeps_its_text_as_written() {
         ("ls 2>&1  | tail", vec!["ls 2>& 1", "tail"]),
         ("diff <(a) b", vec!["diff <(( a )) b", "a"]),
         ("a=(1  2)  echo", vec!["a=(1 2) echo"]),
+        ("rm  -rf \\\n  /x", vec!["rm -rf /x"]),
     ] {
         assert_eq!(texts(src), expected, "{src}");
     }
