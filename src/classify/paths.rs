@@ -95,6 +95,15 @@ impl Target {
 /// (at the root of an absolute path it stays at the root). The result's bytes are canonical,
 /// so [`is_under`] can compare them without parsing components.
 pub(crate) fn normalize(p: &Path) -> PathBuf {
+    // Most paths (the project root, HOME, protected paths) already are: a copy, not a rebuild.
+    if cfg!(unix) && is_normalized(bytes(p)) {
+        return p.to_path_buf();
+    }
+    normalize_components(p)
+}
+
+/// [`normalize`] the long way, component by component.
+fn normalize_components(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     let mut normals = 0usize;
     for c in p.components() {
@@ -876,6 +885,15 @@ mod tests {
             let q = normalize(&PathBuf::from(format!("/{}", b.join("/"))));
             prop_assert!(is_normalized(bytes(&p)) && is_normalized(bytes(&q)));
             prop_assert_eq!(is_under(bytes(&p), bytes(&q)), p.starts_with(&q), "{:?} under {:?}", p, q);
+        }
+
+        /// The shortcut for paths already normalised changes no answer.
+        #[test]
+        fn normalize_shortcut_matches_the_long_way(
+            parts in prop::collection::vec(prop::sample::select(vec!["a", "", "..", ".", "b.c", "/"]), 0..6),
+        ) {
+            let p = PathBuf::from(parts.concat());
+            prop_assert_eq!(normalize(&p), normalize_components(&p), "{:?}", p);
         }
     }
 }
