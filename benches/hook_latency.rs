@@ -8,15 +8,15 @@
 //! attempts), peak RSS, stripped binary size, and the wall time of 64 parallel PostToolUse
 //! processes. Targets are printed next to the figures; nothing here asserts on time.
 //!
-//! `OATH_BENCH_BIN=/path/to/oath` measures another build of the same code, e.g. the statically
-//! linked one of the README's performance section.
+//! `OATH_BENCH_BIN=/path/to/oath` measures another build of the same code, e.g. the dynamically
+//! linked one of the README's performance section (`RUSTFLAGS= cargo build --release`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The binary under test: `OATH_BENCH_BIN` when set (e.g. a statically linked build), else
+/// The binary under test: `OATH_BENCH_BIN` when set (e.g. a dynamically linked build), else
 /// the release build of this package.
 fn oath_bin() -> &'static str {
     static BIN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
