@@ -2,7 +2,7 @@
 
 use std::panic::{self, AssertUnwindSafe};
 
-use brush_parser::ast::{self, SourceLocation};
+use brush_parser::ast;
 use brush_parser::word::{
     self, Parameter, ParameterExpr, TildeExpr, WordPiece, WordPieceWithSource,
 };
@@ -274,8 +274,6 @@ fn parse_unguarded(src: &str, depth: usize) -> Script {
         Err(e) => return Script::problem(Problem::Syntax(e.to_string())),
     };
     let mut conv = Conv {
-        src,
-        ascii: src.is_ascii(),
         depth,
         vars: Vec::new(),
         opts,
@@ -292,11 +290,47 @@ fn parse_unguarded(src: &str, depth: usize) -> Script {
     }
 }
 
-struct Conv<'s> {
-    /// The text parsed, for the text of each simple command.
-    src: &'s str,
-    /// Whether `src` is ASCII (brush's positions count characters, not bytes).
-    ascii: bool,
+/// The text of a simple command: brush's rendering (its words as written, one space apart,
+/// which user rules match against), built without the formatting machinery when it holds only
+/// words and assignments.
+pub(super) fn simple_text(s: &ast::SimpleCommand) -> String {
+    use ast::CommandPrefixOrSuffixItem as I;
+    fn words(items: &[I]) -> Option<Vec<&str>> {
+        items
+            .iter()
+            .map(|i| match i {
+                I::Word(w) | I::AssignmentWord(_, w) => Some(w.value.as_str()),
+                I::IoRedirect(_) | I::ProcessSubstitution(..) => None,
+            })
+            .collect()
+    }
+    // Segments as `Display for SimpleCommand` writes them: prefix, name, suffix.
+    let segments = [
+        s.prefix.as_ref().map(|p| words(&p.0)),
+        s.word_or_name
+            .as_ref()
+            .map(|w| Some(vec![w.value.as_str()])),
+        s.suffix.as_ref().map(|p| words(&p.0)),
+    ];
+    let mut text = String::new();
+    for (k, segment) in segments.into_iter().flatten().enumerate() {
+        let Some(words) = segment else {
+            return s.to_string();
+        };
+        if k > 0 {
+            text.push(' ');
+        }
+        for (n, w) in words.iter().enumerate() {
+            if n > 0 {
+                text.push(' ');
+            }
+            text.push_str(w);
+        }
+    }
+    text
+}
+
+struct Conv {
     depth: usize,
     /// Variables assigned a literal value earlier on the line.
     vars: Vec<(String, String)>,
@@ -306,7 +340,7 @@ struct Conv<'s> {
     procsub_level: usize,
 }
 
-impl Conv<'_> {
+impl Conv {
     fn nested(&mut self, text: &str) -> Script {
         super::parse_nested(text, self.depth + 1)
     }
@@ -506,50 +540,9 @@ impl Conv<'_> {
         }
     }
 
-    /// The text of a simple command as written (brush's rendering when its positions do not
-    /// cover the whole command, which they do not for redirections and process substitutions,
-    /// or when it spans lines).
-    fn simple_text(&self, s: &ast::SimpleCommand) -> String {
-        use ast::CommandPrefixOrSuffixItem as I;
-        let located = |items: &[I]| {
-            items.iter().all(|i| match i {
-                I::Word(w) => w.loc.is_some(),
-                I::AssignmentWord(a, _) => matches!(a.value, ast::AssignmentValue::Scalar(_)),
-                I::IoRedirect(_) | I::ProcessSubstitution(..) => false,
-            })
-        };
-        let whole = s.word_or_name.as_ref().is_some_and(|w| w.loc.is_some())
-            && s.prefix.as_ref().is_none_or(|p| located(&p.0))
-            && s.suffix.as_ref().is_none_or(|p| located(&p.0));
-        let text = whole
-            .then(|| s.location())
-            .flatten()
-            .and_then(|l| self.source(l.start.index, l.end.index));
-        match text {
-            // A line continuation would put a line break in a one-line reason.
-            Some(text) if !text.contains('\n') => text.to_owned(),
-            _ => s.to_string(),
-        }
-    }
-
-    /// The source between two character positions.
-    fn source(&self, start: usize, end: usize) -> Option<&str> {
-        if self.ascii {
-            return self.src.get(start..end);
-        }
-        let mut bytes = self.src.char_indices().map(|(b, _)| b);
-        let from = bytes.nth(start)?;
-        let to = if end == start {
-            from
-        } else {
-            bytes.nth(end - start - 1).unwrap_or(self.src.len())
-        };
-        self.src.get(from..to)
-    }
-
     fn simple(&mut self, s: &ast::SimpleCommand) -> Simple {
         let mut simple = Simple {
-            text: self.simple_text(s),
+            text: simple_text(s),
             ..Simple::default()
         };
         let mut assigned: Vec<(String, Option<String>)> = Vec::new();

@@ -102,3 +102,22 @@ fn nothing_to_explain_is_a_usage_error() {
         .assert()
         .code(1);
 }
+
+#[test]
+fn a_deny_rule_is_not_dodged_by_extra_blanks_between_words() {
+    let env = TestEnv::new();
+    std::fs::write(
+        env.project().join(".oath.yaml"),
+        "rules:\n  deny:\n    - command: \"terraform destroy*\"\n",
+    )
+    .unwrap();
+    for line in [
+        "terraform destroy -auto-approve",
+        "terraform  destroy",
+        "terraform\tdestroy",
+        "cd infra &&   terraform   destroy",
+    ] {
+        let v = explain_json(&env, &[line], None);
+        assert_eq!(v["decision"], "deny", "{line}: {v}");
+    }
+}
