@@ -107,6 +107,7 @@ pub fn evaluate(
         .parts
         .iter()
         .map(|p| p.text.as_str())
+        .chain(class.commands.iter().map(String::as_str))
         .chain(tool_input.get("command").and_then(Value::as_str))
         .collect();
     let paths: Vec<&str> = ["file_path", "notebook_path", "path"]

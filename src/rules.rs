@@ -2,7 +2,9 @@
 //!
 //! A rule matches when every field it gives matches: `tool` against the tool name, `command`
 //! against any command of a shell line (or the whole line), `path` against the file the tool
-//! touches. Deny wins over ask, ask over allow.
+//! touches. Deny wins over ask, ask over allow. Each command is offered with its words one
+//! space apart, as written and with quotes removed, so `terraform  "destroy"` meets
+//! `terraform destroy*`.
 
 use globset::{Glob, GlobMatcher};
 use schemars::JsonSchema;
@@ -55,7 +57,8 @@ pub enum RuleKind {
 pub struct Subject<'a> {
     /// Tool name.
     pub tool: &'a str,
-    /// Commands of the shell line, and the line itself.
+    /// Commands of the shell line (as written, and as words after static expansion), and the
+    /// line itself.
     pub commands: Vec<&'a str>,
     /// Paths the tool touches.
     pub paths: Vec<&'a str>,

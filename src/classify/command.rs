@@ -266,6 +266,13 @@ impl<'a> Walker<'a> {
 
     fn simple(&mut self, s: &Simple, depth: usize, stdin: Option<&Flow>) -> Leaf {
         let before = self.out.items.len();
+        if !s.words.is_empty() {
+            let words: Vec<&str> = s.words.iter().map(|w| w.text.as_str()).collect();
+            let words = words.join(" ");
+            if words != s.text {
+                self.out.commands.push(words);
+            }
+        }
         for w in s.all_words() {
             for sub in &w.subs {
                 self.script(&sub.script, depth + 1, &s.text);

@@ -240,6 +240,11 @@ pub struct Classification {
     pub alternative: Option<String>,
     /// Every part, in source order.
     pub parts: Vec<Part>,
+    /// Each simple command of a shell line as its words after static expansion, one space
+    /// apart, where that differs from its part's text (`terraform "destroy"` gives `terraform
+    /// destroy`): user rules match these too, so quoting cannot dodge them.
+    #[serde(skip)]
+    pub commands: Vec<String>,
 }
 
 impl Classification {
@@ -263,6 +268,7 @@ impl Classification {
             reason: worst.reason,
             alternative,
             parts,
+            commands: Vec::new(),
         }
     }
 

@@ -58,6 +58,9 @@ impl Finding {
 pub(crate) struct Findings {
     /// (text, finding) in order.
     pub items: Vec<(String, Finding)>,
+    /// Simple commands as their words after static expansion, where that differs from the
+    /// text findings name (see [`super::Classification::commands`]).
+    pub commands: Vec<String>,
 }
 
 impl Findings {
@@ -79,6 +82,9 @@ impl Findings {
             .and_then(|i| self.items[i].1.alternative)
             .map(str::to_owned);
         let parts = self.items.iter().map(|(t, f)| f.part(t)).collect();
-        super::Classification::from_parts(parts, alt)
+        super::Classification {
+            commands: self.commands,
+            ..super::Classification::from_parts(parts, alt)
+        }
     }
 }

@@ -104,7 +104,7 @@ fn nothing_to_explain_is_a_usage_error() {
 }
 
 #[test]
-fn a_deny_rule_is_not_dodged_by_extra_blanks_between_words() {
+fn a_deny_rule_is_not_dodged_by_blanks_or_quotes() {
     let env = TestEnv::new();
     std::fs::write(
         env.project().join(".oath.yaml"),
@@ -116,6 +116,10 @@ fn a_deny_rule_is_not_dodged_by_extra_blanks_between_words() {
         "terraform  destroy",
         "terraform\tdestroy",
         "cd infra &&   terraform   destroy",
+        "terraform \"destroy\"",
+        "terraform des''troy -auto-approve",
+        "\\terraform destroy",
+        "x=$(terraform 'destroy')",
     ] {
         let v = explain_json(&env, &[line], None);
         assert_eq!(v["decision"], "deny", "{line}: {v}");
