@@ -85,7 +85,10 @@ pub fn evaluate(
         tool_input,
         cwd,
     } = call;
-    let ctx = classify_context(env, project, cwd);
+    let mut ctx = classify_context(env, project, cwd);
+    if !config.rules.is_empty() {
+        ctx = ctx.with_expanded_commands();
+    }
     let class = classify::classify(tool_name, tool_input, &ctx);
     let trust_file = match state::read_json::<TrustFile>(&project.trust_file()) {
         ReadOutcome::Ok(f) => Some(f),

@@ -266,7 +266,7 @@ impl<'a> Walker<'a> {
 
     fn simple(&mut self, s: &Simple, depth: usize, stdin: Option<&Flow>) -> Leaf {
         let before = self.out.items.len();
-        if !s.words.is_empty() {
+        if self.ctx.expanded_commands() && !s.words.is_empty() {
             let words: Vec<&str> = s.words.iter().map(|w| w.text.as_str()).collect();
             let words = words.join(" ");
             if words != s.text {

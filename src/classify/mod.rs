@@ -242,7 +242,8 @@ pub struct Classification {
     pub parts: Vec<Part>,
     /// Each simple command of a shell line as its words after static expansion, one space
     /// apart, where that differs from its part's text (`terraform "destroy"` gives `terraform
-    /// destroy`): user rules match these too, so quoting cannot dodge them.
+    /// destroy`): user rules match these too, so quoting cannot dodge them. Collected only
+    /// when the context asks ([`Context::with_expanded_commands`]).
     #[serde(skip)]
     pub commands: Vec<String>,
 }
@@ -319,6 +320,7 @@ pub struct Context {
     cwd: PathBuf,
     home: Option<PathBuf>,
     protected: Vec<PathBuf>,
+    expanded_commands: bool,
 }
 
 impl Context {
@@ -344,6 +346,16 @@ impl Context {
                 .map(|p| paths::absolute(Path::new("/"), &p))
                 .collect(),
             project_root: root,
+            expanded_commands: false,
+        }
+    }
+
+    /// Returns the context asking for [`Classification::commands`] (user rules need them;
+    /// without rules the hook does not spend the work).
+    pub fn with_expanded_commands(self) -> Self {
+        Self {
+            expanded_commands: true,
+            ..self
         }
     }
 
@@ -370,6 +382,11 @@ impl Context {
     /// Returns the protected paths.
     pub fn protected(&self) -> &[PathBuf] {
         &self.protected
+    }
+
+    /// Returns whether [`Classification::commands`] is to be collected.
+    pub fn expanded_commands(&self) -> bool {
+        self.expanded_commands
     }
 }
 

@@ -159,3 +159,14 @@ fn a_relative_cwd_or_empty_home_does_not_hide_destruction() {
         assert_eq!(c.risk, Risk::Critical, "{cmd}: {} {}", c.rule, c.reason);
     }
 }
+
+#[test]
+fn expanded_commands_are_collected_only_when_asked() {
+    let input = json!({ "command": "terraform \"destroy\" && ls" });
+    assert!(classify("Bash", &input, &ctx()).commands.is_empty());
+    let asked = ctx().with_expanded_commands();
+    assert_eq!(
+        classify("Bash", &input, &asked).commands,
+        ["terraform destroy"]
+    );
+}

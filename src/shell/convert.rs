@@ -295,39 +295,27 @@ fn parse_unguarded(src: &str, depth: usize) -> Script {
 /// words and assignments.
 pub(super) fn simple_text(s: &ast::SimpleCommand) -> String {
     use ast::CommandPrefixOrSuffixItem as I;
-    fn words(items: &[I]) -> Option<Vec<&str>> {
-        items
-            .iter()
-            .map(|i| match i {
-                I::Word(w) | I::AssignmentWord(_, w) => Some(w.value.as_str()),
-                I::IoRedirect(_) | I::ProcessSubstitution(..) => None,
-            })
-            .collect()
-    }
-    // Segments as `Display for SimpleCommand` writes them: prefix, name, suffix.
-    let segments = [
-        s.prefix.as_ref().map(|p| words(&p.0)),
-        s.word_or_name
-            .as_ref()
-            .map(|w| Some(vec![w.value.as_str()])),
-        s.suffix.as_ref().map(|p| words(&p.0)),
-    ];
-    let mut text = String::new();
-    for (k, segment) in segments.into_iter().flatten().enumerate() {
-        let Some(words) = segment else {
-            return s.to_string();
-        };
-        if k > 0 {
-            text.push(' ');
-        }
-        for (n, w) in words.iter().enumerate() {
-            if n > 0 {
-                text.push(' ');
-            }
-            text.push_str(w);
+    fn word(i: &I) -> Option<&str> {
+        match i {
+            I::Word(w) | I::AssignmentWord(_, w) => Some(w.value.as_str()),
+            I::IoRedirect(_) | I::ProcessSubstitution(..) => None,
         }
     }
-    text
+    let prefix = s.prefix.as_ref().map_or(&[][..], |p| &p.0);
+    let suffix = s.suffix.as_ref().map_or(&[][..], |p| &p.0);
+    let words: Option<Vec<&str>> = prefix
+        .iter()
+        .map(word)
+        .chain(s.word_or_name.as_ref().map(|w| Some(w.value.as_str())))
+        .chain(suffix.iter().map(word))
+        .collect();
+    // brush writes a space for an empty prefix or suffix too.
+    let empty_part = s.prefix.as_ref().is_some_and(|p| p.0.is_empty())
+        || s.suffix.as_ref().is_some_and(|p| p.0.is_empty());
+    match words {
+        Some(words) if !empty_part => words.join(" "),
+        _ => s.to_string(),
+    }
 }
 
 struct Conv {
