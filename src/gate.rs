@@ -17,7 +17,7 @@ use crate::protocol::{Answer, HookInput};
 use crate::rules::Subject;
 use crate::state::{self, ReadOutcome};
 use crate::strike;
-use crate::trust::TrustFile;
+use crate::trust::{self, OneDomain};
 
 /// Everything the gate computed for one call (also what `oath explain` prints).
 #[derive(Debug, Clone)]
@@ -90,21 +90,23 @@ pub fn evaluate(
         ctx = ctx.with_expanded_commands();
     }
     let class = classify::classify(tool_name, tool_input, &ctx);
-    let trust_file = match state::read_json::<TrustFile>(&project.trust_file()) {
-        ReadOutcome::Ok(f) => Some(f),
-        ReadOutcome::Missing => None,
+    // One domain of the trust file is read; the others are skipped unbuilt.
+    let domain = class.domain.as_str();
+    let trust_path = project.trust_file();
+    let read = state::read_json_with(&trust_path, |bytes| {
+        state::from_slice_seed(bytes, OneDomain(domain))
+    });
+    let trust = match read {
+        ReadOutcome::Ok(Some(d)) => trust::effective(&d, now, &config.trust).score,
+        ReadOutcome::Ok(None) | ReadOutcome::Missing => config.trust.initial_score,
         ReadOutcome::Corrupt(reason) => {
             warnings.push(format!(
                 "{} is unreadable ({reason}); using the initial trust (the next update moves it aside)",
-                project.trust_file().display()
+                trust_path.display()
             ));
-            None
+            config.trust.initial_score
         }
     };
-    let trust = trust_file
-        .as_ref()
-        .map(|f| f.score(class.domain.as_str(), now, &config.trust))
-        .unwrap_or(config.trust.initial_score);
     let phase = Phase::read(&project.phase_file());
     let commands: Vec<&str> = class
         .parts

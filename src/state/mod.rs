@@ -9,6 +9,6 @@
 mod store;
 
 pub use store::{
-    ReadOutcome, StateError, append_line, read_json, read_text_file, update_json, write_atomic,
-    write_json_atomic,
+    ReadOutcome, StateError, append_line, from_slice_seed, read_json, read_json_with,
+    read_text_file, update_json, write_atomic, write_json_atomic,
 };

@@ -5,7 +5,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, DeserializeSeed};
 
 use crate::clock::Timestamp;
 
@@ -66,9 +66,18 @@ const MAX_STATE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Reads and parses a JSON state file without locking and without changing anything.
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> ReadOutcome<T> {
+    read_json_with(path, |bytes| serde_json::from_slice(bytes))
+}
+
+/// Like [`read_json`], with the parse given: a reader that needs one entry of a large file
+/// can skip the rest without building it (see [`from_slice_seed`]).
+pub fn read_json_with<T>(
+    path: &Path,
+    parse: impl FnOnce(&[u8]) -> serde_json::Result<T>,
+) -> ReadOutcome<T> {
     match read_bytes(path) {
         Ok(None) => ReadOutcome::Missing,
-        Ok(Some(bytes)) => match serde_json::from_slice(&bytes) {
+        Ok(Some(bytes)) => match parse(&bytes) {
             Ok(v) => ReadOutcome::Ok(v),
             Err(e) if bytes.iter().all(u8::is_ascii_whitespace) => {
                 let _ = e;
@@ -78,6 +87,18 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> ReadOutcome<T> {
         },
         Err(reason) => ReadOutcome::Corrupt(reason),
     }
+}
+
+/// Parses a whole JSON document with a seed (trailing characters are an error, as in
+/// `serde_json::from_slice`).
+pub fn from_slice_seed<'de, S: DeserializeSeed<'de>>(
+    bytes: &'de [u8],
+    seed: S,
+) -> serde_json::Result<S::Value> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = seed.deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
 }
 
 fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, String> {

@@ -8,5 +8,7 @@
 mod model;
 mod params;
 
-pub use model::{DomainTrust, Outcome, TrustFile, TrustUpdate, apply_outcome, autonomy, effective};
+pub use model::{
+    DomainTrust, OneDomain, Outcome, TrustFile, TrustUpdate, apply_outcome, autonomy, effective,
+};
 pub use params::{AutonomyParams, RiskWeights, TrustParams};

@@ -9,8 +9,11 @@ use super::params::{RiskWeights, TrustParams};
 use crate::classify::Risk;
 use crate::clock::Timestamp;
 
-/// How many applied outcomes are remembered to ignore a second fire for the same call.
-const REMEMBERED_OUTCOMES: usize = 256;
+/// How many applied outcomes are remembered to ignore a second fire for the same call. A
+/// second fire comes from a second hook entry running in parallel with the first, so it
+/// arrives while the outcomes of at most a batch of parallel calls (10 by default) are
+/// applied. Every PreToolUse reads past this list: 256 of them were 40 % of its instructions.
+const REMEMBERED_OUTCOMES: usize = 64;
 
 /// The trust state of one domain (seed 001 §5.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -165,25 +168,10 @@ impl<'de> Deserialize<'de> for TrustFile {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let any = d.deserialize_map(AnyVersionVisitor)?;
-        let version = match &any.version {
-            None => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(Value::Number(n)) => Some(n.to_string()),
-            Some(other) => {
-                return Err(D::Error::custom(format!(
-                    "version must be a string, found {other}"
-                )));
-            }
-        };
-        match version.as_deref() {
-            Some("2") => {
+        match version_of(any.version.as_ref()).map_err(D::Error::custom)? {
+            Version::V2 => {
                 for (name, d) in &any.domains {
-                    if !(d.score.is_finite() && (0.0..=1.0).contains(&d.score)) {
-                        return Err(D::Error::custom(format!(
-                            "domain {name} has score {} outside [0, 1]",
-                            d.score
-                        )));
-                    }
+                    check_score(name, d).map_err(D::Error::custom)?;
                 }
                 Ok(Self {
                     version: "2".into(),
@@ -193,44 +181,192 @@ impl<'de> Deserialize<'de> for TrustFile {
                     recent_outcomes: any.recent_outcomes,
                 })
             }
-            None | Some("1") => {
-                let field = |v: Option<Value>, name: &str| -> Result<u64, D::Error> {
-                    match v {
-                        None | Some(Value::Null) => Ok(0),
-                        Some(v) => serde_json::from_value(v)
-                            .map_err(|e| D::Error::custom(format!("{name}: {e}"))),
-                    }
-                };
-                let score: Option<f64> = match any.score {
-                    None | Some(Value::Null) => None,
-                    Some(v) => Some(
-                        serde_json::from_value(v)
-                            .map_err(|e| D::Error::custom(format!("score: {e}")))?,
-                    ),
-                };
-                let successes = field(any.successes, "successes")?;
-                let failures = field(any.failures, "failures")?;
-                let mut global = DomainTrust::new(&TrustParams::default());
-                if let Some(s) = score.filter(|s| s.is_finite() && (0.0..=1.0).contains(s)) {
-                    global.score = s;
-                }
-                global.successes = successes;
-                global.failures = failures;
-                global.total_operations = successes.saturating_add(failures);
+            Version::V1 => {
+                let global =
+                    v1_global(any.score, any.successes, any.failures).map_err(D::Error::custom)?;
+                let count = global.total_operations;
                 let mut domains = BTreeMap::new();
-                domains.insert("_global".to_owned(), global);
+                domains.insert(GLOBAL.to_owned(), global);
                 Ok(Self {
                     version: "2".into(),
                     updated_at: String::new(),
-                    global_operation_count: successes.saturating_add(failures),
+                    global_operation_count: count,
                     domains,
                     recent_outcomes: Vec::new(),
                 })
             }
-            Some(other) => Err(D::Error::custom(format!(
-                "version {other:?} is not one this oath understands (it reads versions 1 and 2)"
-            ))),
         }
+    }
+}
+
+/// The domain a version 1 file migrates into.
+const GLOBAL: &str = "_global";
+
+/// The versions of the trust file this oath reads.
+enum Version {
+    /// `{score, successes, failures}` (no `version`, or `"1"`).
+    V1,
+    /// Per-domain state.
+    V2,
+}
+
+/// Reads the `version` field (a string or a number; absent means version 1).
+fn version_of(v: Option<&Value>) -> Result<Version, String> {
+    let number;
+    let version = match v {
+        None => None,
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(Value::Number(n)) => {
+            number = n.to_string();
+            Some(number.as_str())
+        }
+        Some(other) => return Err(format!("version must be a string, found {other}")),
+    };
+    match version {
+        Some("2") => Ok(Version::V2),
+        None | Some("1") => Ok(Version::V1),
+        Some(other) => Err(format!(
+            "version {other:?} is not one this oath understands (it reads versions 1 and 2)"
+        )),
+    }
+}
+
+/// Checks that a domain's score is a number in [0, 1].
+fn check_score(name: &str, d: &DomainTrust) -> Result<(), String> {
+    if d.score.is_finite() && (0.0..=1.0).contains(&d.score) {
+        Ok(())
+    } else {
+        Err(format!(
+            "domain {name} has score {} outside [0, 1]",
+            d.score
+        ))
+    }
+}
+
+/// Migrates the fields of a version 1 file into the `_global` domain (a score outside
+/// [0, 1] is replaced by the initial one; absent or null counts are 0).
+fn v1_global(
+    score: Option<Value>,
+    successes: Option<Value>,
+    failures: Option<Value>,
+) -> Result<DomainTrust, String> {
+    let count = |v: Option<Value>, name: &str| -> Result<u64, String> {
+        match v {
+            None | Some(Value::Null) => Ok(0),
+            Some(v) => serde_json::from_value(v).map_err(|e| format!("{name}: {e}")),
+        }
+    };
+    let score: Option<f64> = match score {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(serde_json::from_value(v).map_err(|e| format!("score: {e}"))?),
+    };
+    let successes = count(successes, "successes")?;
+    let failures = count(failures, "failures")?;
+    let mut global = DomainTrust::new(&TrustParams::default());
+    if let Some(s) = score.filter(|s| s.is_finite() && (0.0..=1.0).contains(s)) {
+        global.score = s;
+    }
+    global.successes = successes;
+    global.failures = failures;
+    global.total_operations = successes.saturating_add(failures);
+    Ok(global)
+}
+
+/// Reads one domain of the trust file and skips the rest (other domains, remembered
+/// outcomes) without building it: PreToolUse needs one domain, and building the whole file
+/// (50 domains, the remembered outcomes) was over half of a simple call's instructions.
+/// The version is checked and the domain validated as [`TrustFile`] does; the rest is only
+/// checked to be JSON (the next update reads the whole file and moves an invalid one aside).
+/// `None`: the file does not hold the domain.
+pub struct OneDomain<'a>(pub &'a str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for OneDomain<'_> {
+    type Value = Option<DomainTrust>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for OneDomain<'_> {
+    type Value = Option<DomainTrust>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        AnyVersionVisitor.expecting(f)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        use serde::de::Error;
+        let (mut version, mut domain) = (None, None);
+        let (mut score, mut successes, mut failures) = (None, None, None);
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "version" => version = Some(map.next_value()?),
+                "domains" => domain = map.next_value_seed(PickDomain(self.0))?,
+                "score" => score = Some(map.next_value()?),
+                "successes" => successes = Some(map.next_value()?),
+                "failures" => failures = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        match version_of(version.as_ref()).map_err(A::Error::custom)? {
+            Version::V2 => {
+                if let Some(d) = &domain {
+                    check_score(self.0, d).map_err(A::Error::custom)?;
+                }
+                Ok(domain)
+            }
+            Version::V1 if self.0 == GLOBAL => v1_global(score, successes, failures)
+                .map(Some)
+                .map_err(A::Error::custom),
+            Version::V1 => Ok(None),
+        }
+    }
+}
+
+/// The `domains` object (or null), keeping the one named domain.
+struct PickDomain<'a>(&'a str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for PickDomain<'_> {
+    type Value = Option<DomainTrust>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for PickDomain<'_> {
+    type Value = Option<DomainTrust>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a map of domains")
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == self.0 {
+                // A repeated name: the last wins, as when the whole map is read.
+                found = Some(map.next_value::<DomainTrust>()?);
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(found)
     }
 }
 
@@ -238,7 +374,7 @@ impl TrustFile {
     /// Returns a new file holding only `_global` at the initial score.
     pub fn new(params: &TrustParams, now: Timestamp) -> Self {
         let mut domains = BTreeMap::new();
-        domains.insert("_global".to_owned(), DomainTrust::new(params));
+        domains.insert(GLOBAL.to_owned(), DomainTrust::new(params));
         Self {
             version: "2".into(),
             updated_at: now.iso_seconds(),
@@ -489,6 +625,22 @@ mod tests {
     }
 
     #[test]
+    fn the_last_outcomes_are_remembered() {
+        let p = TrustParams::default();
+        let mut f = TrustFile::new(&p, t0());
+        let apply = |f: &mut TrustFile, i: usize| {
+            let id = format!("toolu_{i}");
+            apply_outcome(f, "file_read", Outcome::Success, Some(&id), t0(), &p).duplicate
+        };
+        for i in 0..REMEMBERED_OUTCOMES + 10 {
+            assert!(!apply(&mut f, i));
+        }
+        assert_eq!(f.recent_outcomes.len(), REMEMBERED_OUTCOMES);
+        assert!(apply(&mut f, 10), "the oldest remembered call");
+        assert!(!apply(&mut f, 9), "forgotten: applied again");
+    }
+
+    #[test]
     fn duplicate_outcome_is_ignored() {
         let p = TrustParams::default();
         let mut f = TrustFile::new(&p, t0());
@@ -573,6 +725,51 @@ mod tests {
             serde_json::from_str::<TrustFile>(r#"{"version":"2","domains":{"a":{"score":7}}}"#)
                 .is_err()
         );
+    }
+
+    /// Reads one domain the way PreToolUse does.
+    fn one(json: &str, domain: &str) -> Result<Option<DomainTrust>, String> {
+        crate::state::from_slice_seed(json.as_bytes(), OneDomain(domain)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn one_domain_reads_what_the_whole_file_holds() {
+        let files = [
+            r#"{"version":"2","domains":{"a":{"score":0.4,"successes":3},"b":{"score":0.9}},"recent_outcomes":[{"tool_use_id":"t","outcome":"success"}]}"#,
+            r#"{"version":2,"domains":{"a":{"score":0.1},"a":{"score":0.7}}}"#,
+            r#"{"domains":{"a":{"score":0.1}},"version":"2","updated_at":"x"}"#,
+            r#"{"version":"2","domains":null}"#,
+            r#"{"version":"2"}"#,
+            r#"{"score":0.6,"successes":20,"failures":3}"#,
+            r#"{"version":"1","score":7,"successes":null}"#,
+            r#"{"version":"3","domains":{}}"#,
+            r#"{"version":null,"score":0.9}"#,
+            r#"{"version":"2","domains":[]}"#,
+            "[0.9, 2, 3]",
+            r#"{"version":"2","domains":{}} x"#,
+        ];
+        for json in files {
+            let whole = serde_json::from_str::<TrustFile>(json);
+            for domain in ["a", "b", "_global", "missing"] {
+                let want = whole
+                    .as_ref()
+                    .map(|f| f.domains.get(domain).cloned())
+                    .map_err(|_| ());
+                assert_eq!(one(json, domain).map_err(|_| ()), want, "{json} / {domain}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_domain_skips_what_it_does_not_read() {
+        // Another domain's invalid score or a malformed field it does not read is left for
+        // the next update (which reads the whole file) to find.
+        let json = r#"{"version":"2","updated_at":5,"domains":{"a":{"score":0.4},"b":{"score":7}},"recent_outcomes":"?"}"#;
+        assert!(serde_json::from_str::<TrustFile>(json).is_err());
+        assert_eq!(one(json, "a").unwrap().map(|d| d.score), Some(0.4));
+        assert!(one(json, "b").is_err(), "the domain read is validated");
+        assert!(one(r#"{"version":"2","domains":{"a":{"score":"high"}}}"#, "a").is_err());
+        assert!(one(r#"{"version":"2","domains":{"a":{"score":0.4}}"#, "a").is_err());
     }
 
     #[test]
