@@ -75,6 +75,20 @@ fn cases(project: &Path) -> Vec<Case> {
         s
     };
     let big = "x".repeat(1024 * 1024);
+    // Source code as an agent writes it: lines, indentation, quotes and tabs, which JSON
+    // carries as escapes (four per line here), each one unescaped by the parser.
+    let code: String = {
+        let mut s = String::with_capacity(1024 * 1024 + 100);
+        let mut i = 0;
+        while s.len() < 1024 * 1024 {
+            s.push_str(&format!(
+                "    let value_{i} = format!(\"{{}}\\t{{}}\", left, right); // step {i}\n"
+            ));
+            i += 1;
+        }
+        s.truncate(1024 * 1024);
+        s
+    };
     let src = project.join("src/lib.rs");
     vec![
         Case {
@@ -96,11 +110,20 @@ fn cases(project: &Path) -> Vec<Case> {
             pre_tool_use: true,
         },
         Case {
-            name: "PreToolUse Write 1 MB",
+            name: "PreToolUse Write 1 MB plain",
             payload: payload(
                 project,
                 "PreToolUse",
                 serde_json::json!({"tool_name":"Write","tool_input":{"file_path":src,"content":big},"tool_use_id":ID_SLOT}),
+            ),
+            pre_tool_use: true,
+        },
+        Case {
+            name: "PreToolUse Write 1 MB code",
+            payload: payload(
+                project,
+                "PreToolUse",
+                serde_json::json!({"tool_name":"Write","tool_input":{"file_path":src,"content":code},"tool_use_id":ID_SLOT}),
             ),
             pre_tool_use: true,
         },
