@@ -10,9 +10,10 @@ use crate::classify::Risk;
 use crate::clock::Timestamp;
 
 /// How many applied outcomes are remembered to ignore a second fire for the same call. A
-/// second fire comes from a second hook entry running in parallel with the first, so it
-/// arrives while the outcomes of at most a batch of parallel calls (10 by default) are
-/// applied. Every PreToolUse reads past this list: 256 of them were 40 % of its instructions.
+/// second fire (a second hook entry) runs in parallel with the first, so it is missed only
+/// if 64 other outcomes of the project (all its sessions and subagents) are applied in
+/// between, and then one outcome counts twice. Every PreToolUse reads past this list: 256 of
+/// them were 40 % of its instructions.
 const REMEMBERED_OUTCOMES: usize = 64;
 
 /// The trust state of one domain (seed 001 §5.1).
@@ -276,7 +277,10 @@ fn v1_global(
 /// outcomes) without building it: PreToolUse needs one domain, and building the whole file
 /// (50 domains, the remembered outcomes) was over half of a simple call's instructions.
 /// The version is checked and the domain validated as [`TrustFile`] does; the rest is only
-/// checked to be JSON (the next update reads the whole file and moves an invalid one aside).
+/// checked to be JSON syntax (its strings are not checked for UTF-8). A file invalid only
+/// there gives the domain's score, not the initial one with a warning, until the next update
+/// reads the whole file and moves it aside (the file is a protected path: a tool call that
+/// writes it is denied).
 /// `None`: the file does not hold the domain.
 pub struct OneDomain<'a>(pub &'a str);
 
@@ -745,6 +749,9 @@ mod tests {
             r#"{"version":"3","domains":{}}"#,
             r#"{"version":null,"score":0.9}"#,
             r#"{"version":"2","domains":[]}"#,
+            r#"{"version":"2","domains":{"a":{"score":0.2}},"domains":{"b":{"score":0.3}}}"#,
+            r#"{"score":0.6,"domains":{"a":{"score":0.9}}}"#,
+            r#"{"version":1,"domains":{"_global":{"score":0.9},"a":{"score":0.9}}}"#,
             "[0.9, 2, 3]",
             r#"{"version":"2","domains":{}} x"#,
         ];

@@ -143,6 +143,26 @@ fn corrupt_trust_file_is_moved_aside_and_the_hook_carries_on() {
 }
 
 #[test]
+fn a_trust_file_invalid_only_in_another_domain_is_read_then_moved_aside() {
+    // PreToolUse reads the call's domain only: the file's invalid `git_local` leaves the
+    // `file_read` score in force (no warning); the next update reads the whole file and moves
+    // it aside.
+    let env = TestEnv::new();
+    fs::create_dir_all(env.state_dir()).unwrap();
+    let bytes = br#"{"version":"2","domains":{"file_read":{"score":0.9},"git_local":{"score":7}}}"#;
+    fs::write(env.trust_file(), bytes).unwrap();
+    let run = env.hook(&pre_read(&env, "s"));
+    check_decided(&run, "pre");
+    assert!(!run.stderr.contains("unreadable"), "{}", run.stderr);
+    assert!(run.stdout.contains("trust 0.90"), "{}", clip(&run.stdout));
+    let run = env.hook(&post_read(&env, "s", "toolu_1"));
+    check(&run, "PostToolUse", "post");
+    assert!(run.stderr.contains("moved it to"), "{}", run.stderr);
+    assert_eq!(quarantined(&env.state_dir(), "trust-scores.json").len(), 1);
+    assert_eq!(successes(&env, "file_read"), 1);
+}
+
+#[test]
 fn trust_file_that_is_a_directory_is_moved_aside() {
     let env = TestEnv::new();
     fs::create_dir_all(env.trust_file().join("inner")).unwrap();
