@@ -96,17 +96,18 @@ pub fn evaluate(
     let read = state::read_json_with(&trust_path, |bytes| {
         state::from_slice_seed(bytes, OneDomain(domain))
     });
-    let trust = match read {
-        ReadOutcome::Ok(Some(d)) => trust::effective(&d, now, &config.trust).score,
-        ReadOutcome::Ok(None) | ReadOutcome::Missing => config.trust.initial_score,
+    let held = match read {
+        ReadOutcome::Ok(d) => d,
+        ReadOutcome::Missing => None,
         ReadOutcome::Corrupt(reason) => {
             warnings.push(format!(
                 "{} is unreadable ({reason}); using the initial trust (the next update moves it aside)",
                 trust_path.display()
             ));
-            config.trust.initial_score
+            None
         }
     };
+    let trust = trust::score_of(held.as_ref(), now, &config.trust);
     let phase = Phase::read(&project.phase_file());
     let commands: Vec<&str> = class
         .parts

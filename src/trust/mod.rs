@@ -10,5 +10,6 @@ mod params;
 
 pub use model::{
     DomainTrust, OneDomain, Outcome, TrustFile, TrustUpdate, apply_outcome, autonomy, effective,
+    score_of,
 };
 pub use params::{AutonomyParams, RiskWeights, TrustParams};

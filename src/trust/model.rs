@@ -391,11 +391,14 @@ impl TrustFile {
     /// Returns the effective trust of a domain now (idle decay applied, nothing written).
     /// A domain never operated has the initial score.
     pub fn score(&self, domain: &str, now: Timestamp, params: &TrustParams) -> f64 {
-        match self.domains.get(domain) {
-            Some(d) => effective(d, now, params).score,
-            None => params.initial_score,
-        }
+        score_of(self.domains.get(domain), now, params)
     }
+}
+
+/// Returns the effective trust of a domain's state now (idle decay applied); a domain never
+/// operated (`None`) has the initial score.
+pub fn score_of(domain: Option<&DomainTrust>, now: Timestamp, params: &TrustParams) -> f64 {
+    domain.map_or(params.initial_score, |d| effective(d, now, params).score)
 }
 
 /// Rounds to `digits` decimals (the seed's round4 / round5).
