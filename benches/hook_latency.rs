@@ -4,7 +4,8 @@
 //! case it spawns the release binary with the payload on stdin, interleaved with two no-op
 //! processes fed the same payload (`true`, which exits without reading it, and `cat` into
 //! /dev/null, which reads it as any hook must), and prints median, p95 and the ratios;
-//! then the same with a large history (50 domains, 100 000 audit records, 10 000 strike
+//! then, for each PreToolUse case, a lower bound of any hook that answers it (see
+//! [`lower_bounds`]); then the same with a large history (50 domains, 100 000 audit records, 10 000 strike
 //! attempts), peak RSS, stripped binary size, and the wall time of 64 parallel PostToolUse
 //! processes. Targets are printed next to the figures; nothing here asserts on time.
 //!
@@ -217,8 +218,15 @@ fn next_run() -> u64 {
     RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
-fn measure(label: &str, cases: &[Case], env: &Env) {
+/// The no-op medians of one case, for the lower bounds.
+struct NoOps {
+    true_ms: f64,
+    cat_ms: f64,
+}
+
+fn measure(label: &str, cases: &[Case], env: &Env) -> Vec<NoOps> {
     println!("\n## {label}\n");
+    let mut noops = Vec::with_capacity(cases.len());
     println!(
         "| case | median ms | p95 ms | `true` median ms | ratio | `cat` median ms | ratio | targets |"
     );
@@ -258,6 +266,70 @@ fn measure(label: &str, cases: &[Case], env: &Env) {
             "| {} | {m:.3} | {p:.3} | {nm:.3} | {ratio:.2} | {cm:.3} | {:.2} | {target} |",
             case.name,
             m / cm
+        );
+        noops.push(NoOps {
+            true_ms: nm,
+            cat_ms: cm,
+        });
+    }
+    noops
+}
+
+/// Median in milliseconds of `RUNS` in-process runs of `f`.
+fn in_process_ms(mut f: impl FnMut()) -> f64 {
+    let times = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    stats(times).0
+}
+
+/// Prints, for each PreToolUse case, a lower bound of any hook that answers it: reading the
+/// payload (`cat`, measured in the same run) plus, in process and warm, the steps no hook can
+/// skip: checking that the payload is JSON, and for Bash, parsing the command with
+/// brush-parser as oath does. Everything else oath does (configuration, trust, 3-strike
+/// state, the audit record, the classification itself) is left out, so the bound is low.
+fn lower_bounds(cases: &[Case], noops: &[NoOps]) {
+    println!("\n## lower bounds of PreToolUse (fresh state run)\n");
+    println!(
+        "What any hook must spend before doing anything of its own: reading the payload (`cat`) and, in process, checking it is JSON and parsing a Bash command with brush-parser.\n"
+    );
+    println!(
+        "| case | `cat` median ms | JSON check ms | brush-parser ms | lower bound ms | bound / `true` | within 2x `true` |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for (case, noop) in cases.iter().zip(noops).filter(|(c, _)| c.pre_tool_use) {
+        let json = in_process_ms(|| {
+            let checked = serde_json::from_slice::<serde::de::IgnoredAny>(&case.payload);
+            std::hint::black_box(checked.is_ok());
+        });
+        let value: serde_json::Value = serde_json::from_slice(&case.payload).expect("payload");
+        let command = (value["tool_name"] == "Bash")
+            .then(|| value["tool_input"]["command"].as_str())
+            .flatten();
+        let parse = command.map(|command| {
+            let options = brush_parser::ParserOptions::default();
+            in_process_ms(|| {
+                let mut parser =
+                    brush_parser::Parser::new(std::io::Cursor::new(command.as_bytes()), &options);
+                std::hint::black_box(parser.parse_program().is_ok());
+            })
+        });
+        let bound = noop.cat_ms + json + parse.unwrap_or(0.0);
+        let ratio = bound / noop.true_ms;
+        println!(
+            "| {} | {:.3} | {json:.3} | {} | {bound:.3} | {ratio:.2} | {} |",
+            case.name,
+            noop.cat_ms,
+            parse.map_or_else(|| "-".to_owned(), |p| format!("{p:.3}")),
+            if ratio <= 2.0 {
+                "possible"
+            } else {
+                "impossible"
+            }
         );
     }
 }
@@ -415,14 +487,15 @@ fn main() {
             .map(|n| n.get())
             .unwrap_or(1)
     );
-    measure("fresh state", &cases, &env);
+    let noops = measure("fresh state", &cases, &env);
+    lower_bounds(&cases, &noops);
 
     large_history(&env);
     // Let the freshly written history reach the disk before measuring, so that writeback
     // does not compete with the runs.
     let _ = Command::new("sync").status();
     std::thread::sleep(Duration::from_secs(2));
-    measure(
+    let _ = measure(
         "large history (50 domains, 100 000 audit records, 10 000 strike attempts)",
         &cases,
         &env,
