@@ -5,7 +5,7 @@
 //! processes fed the same payload (`true`, which exits without reading it, and `cat` into
 //! /dev/null, which reads it as any hook must), and prints median, p95 and the ratios;
 //! then, for each PreToolUse case, the floor of a hook built as oath is (see
-//! [`lower_bounds`]); then the same with a large history (50 domains, 100 000 audit records,
+//! [`floors`]); then the same with a large history (50 domains, 100 000 audit records,
 //! 10 000 strike attempts), peak RSS, stripped binary size, and the wall time of 64 parallel
 //! PostToolUse processes. Targets are printed next to the figures; nothing here asserts on time.
 //!
@@ -218,7 +218,7 @@ fn next_run() -> u64 {
     RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
-/// The no-op medians of one case, for the lower bounds.
+/// The no-op medians of one case, for the floors.
 struct NoOps {
     true_ms: f64,
     cat_ms: f64,
@@ -287,14 +287,15 @@ fn in_process_ms(mut f: impl FnMut()) -> f64 {
     stats(times).0
 }
 
-/// Prints, for each PreToolUse case, a floor of any hook built as oath is, one that reads all
+/// Prints, for each PreToolUse case, the floor of a hook built as oath is, one that reads all
 /// of stdin, then checks it with serde_json and parses a Bash command with brush-parser:
 /// reading the payload (`cat`, measured in the same run) plus, in process and warm, that check
-/// and that parse. Everything else oath does (configuration, trust, 3-strike state, the
+/// and that parse (brush-parser called with oath's options, the defaults, without oath's
+/// conversion of its tree). Everything else oath does (configuration, trust, 3-strike state, the
 /// classification itself, the audit record) is left out. It is not a bound on every possible
 /// hook: a statically linked reader starts faster than `cat`, and a parser could overlap the
 /// read or check JSON faster than serde_json.
-fn lower_bounds(cases: &[Case], noops: &[NoOps]) {
+fn floors(cases: &[Case], noops: &[NoOps]) {
     println!("\n## floors of PreToolUse (fresh state run)\n");
     println!(
         "What a hook built as oath is spends before any work of its own: reading the payload (`cat`), and in process checking it with serde_json and parsing a Bash command with brush-parser.\n"
@@ -320,10 +321,10 @@ fn lower_bounds(cases: &[Case], noops: &[NoOps]) {
                 std::hint::black_box(parser.parse_program().is_ok());
             })
         });
-        let bound = noop.cat_ms + json + parse.unwrap_or(0.0);
-        let ratio = bound / noop.true_ms;
+        let floor = noop.cat_ms + json + parse.unwrap_or(0.0);
+        let ratio = floor / noop.true_ms;
         println!(
-            "| {} | {:.3} | {json:.3} | {} | {bound:.3} | {ratio:.2} | {} |",
+            "| {} | {:.3} | {json:.3} | {} | {floor:.3} | {ratio:.2} | {} |",
             case.name,
             noop.cat_ms,
             parse.map_or_else(|| "-".to_owned(), |p| format!("{p:.3}")),
@@ -486,7 +487,7 @@ fn main() {
             .unwrap_or(1)
     );
     let noops = measure("fresh state", &cases, &env);
-    lower_bounds(&cases, &noops);
+    floors(&cases, &noops);
 
     large_history(&env);
     // Let the freshly written history reach the disk before measuring, so that writeback
