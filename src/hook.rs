@@ -65,7 +65,9 @@ impl Ctx {
 pub fn run(event_hint: Option<String>) -> ExitCode {
     let ctx = Ctx::from_process(event_hint);
     let mut bytes = Vec::new();
-    let read = io::stdin()
+    let stdin = io::stdin();
+    widen_pipe(&stdin);
+    let read = stdin
         .lock()
         .take(MAX_PAYLOAD_BYTES as u64 + 1)
         .read_to_end(&mut bytes);
@@ -79,6 +81,18 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
     };
     let code = answer.emit(&mut io::stdout().lock(), &mut io::stderr().lock());
     ExitCode::from(code)
+}
+
+/// Pipe capacity asked for on stdin: the largest an unprivileged process may set by default
+/// (`/proc/sys/fs/pipe-max-size`).
+const PIPE_BYTES: usize = 1 << 20;
+
+/// Widens the pipe on stdin so that a large payload (a Write of a big file) crosses it in a
+/// few large chunks instead of one 64 KiB round trip between writer and reader at a time: a
+/// 1 MB payload then reads ~0.3 ms faster here (ADR 0011). One `fcntl`; when stdin is not a
+/// pipe or the kernel refuses (per-user pipe quota), nothing changes and the read is as before.
+fn widen_pipe(stdin: &io::Stdin) {
+    let _ = rustix::pipe::fcntl_setpipe_size(stdin, PIPE_BYTES);
 }
 
 thread_local! {

@@ -347,6 +347,14 @@ fn huge_payloads_under_the_cap_are_handled_and_over_the_cap_refused() {
     for line in audit.lines() {
         serde_json::from_str::<Value>(line).unwrap();
     }
+    // Every byte of the 20 MB crossed the pipe (which oath widens for large payloads): the
+    // Write's record names the digest of the whole content.
+    let digest = blake3::hash(content.as_bytes()).to_hex();
+    assert!(
+        audit.contains(&format!("blake3 {digest}")),
+        "{}",
+        clip(&audit)
+    );
 
     let over = json!({"hook_event_name":"PreToolUse","tool_name":"Write",
         "tool_input":{"file_path":"/tmp/x","content":"x".repeat(MAX_PAYLOAD_BYTES)}});
