@@ -20,24 +20,26 @@ pub const RECORD_VERSION: u32 = 1;
 /// Longest string kept whole in a record; longer ones are cut with size and hash.
 pub const MAX_STRING_BYTES: usize = 2048;
 
-/// Appends one record (a JSON object) to an audit file, adding `v` and `timestamp` first.
+/// Appends one record (a JSON object) to an audit file, adding `v`, `kind` and `timestamp`
+/// first. The fields are redacted and capped; the three leading ones are oath's own (a
+/// version, a name from the code, a time), written as they are; a field of the same name
+/// does not replace them.
 pub fn append(
     path: &Path,
     kind: &str,
     now: Timestamp,
-    fields: Map<String, Value>,
+    mut fields: Map<String, Value>,
 ) -> Result<(), StateError> {
+    redact::redact_map(&mut fields);
+    fields.values_mut().for_each(cap_long_strings);
     let mut record = Map::with_capacity(fields.len() + 3);
     record.insert("v".into(), json!(RECORD_VERSION));
     record.insert("kind".into(), json!(kind));
     record.insert("timestamp".into(), json!(now.iso_millis()));
     for (k, v) in fields {
-        record.insert(k, v);
+        record.entry(k).or_insert(v);
     }
-    let mut record = Value::Object(record);
-    redact::redact_value(&mut record);
-    cap_long_strings(&mut record);
-    state::append_line(path, &record.to_string())
+    state::append_line(path, &Value::Object(record).to_string())
 }
 
 /// Longest string any record field may hold (a backstop for fields not passed through

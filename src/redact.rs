@@ -130,35 +130,39 @@ pub fn redact_value(v: &mut Value) -> bool {
             }
         }
         Value::Array(items) => items.iter_mut().fold(false, |acc, i| redact_value(i) | acc),
-        Value::Object(map) => {
-            let mut changed = false;
-            if map.keys().any(|k| matches!(redact_str(k), Cow::Owned(_))) {
-                let old = std::mem::take(map);
-                let mut renamed = Map::with_capacity(old.len());
-                for (k, val) in old {
-                    renamed.insert(redact_str(&k).into_owned(), val);
-                }
-                *map = renamed;
-                changed = true;
-            }
-            for (k, val) in map.iter_mut() {
-                let secret_key = is_secret_name(k);
-                match val {
-                    Value::String(s) if secret_key && !s.is_empty() && s != MASK => {
-                        *val = Value::String(MASK.into());
-                        changed = true;
-                    }
-                    Value::Number(_) if secret_key => {
-                        *val = Value::String(MASK.into());
-                        changed = true;
-                    }
-                    _ => changed |= redact_value(val),
-                }
-            }
-            changed
-        }
+        Value::Object(map) => redact_map(map),
         _ => false,
     }
+}
+
+/// Redacts secrets inside a JSON object in place (keys that are tokens, values under
+/// secret-looking keys, secrets inside values); returns whether anything changed.
+pub fn redact_map(map: &mut Map<String, Value>) -> bool {
+    let mut changed = false;
+    if map.keys().any(|k| matches!(redact_str(k), Cow::Owned(_))) {
+        let old = std::mem::take(map);
+        let mut renamed = Map::with_capacity(old.len());
+        for (k, val) in old {
+            renamed.insert(redact_str(&k).into_owned(), val);
+        }
+        *map = renamed;
+        changed = true;
+    }
+    for (k, val) in map.iter_mut() {
+        let secret_key = is_secret_name(k);
+        match val {
+            Value::String(s) if secret_key && !s.is_empty() && s != MASK => {
+                *val = Value::String(MASK.into());
+                changed = true;
+            }
+            Value::Number(_) if secret_key => {
+                *val = Value::String(MASK.into());
+                changed = true;
+            }
+            _ => changed |= redact_value(val),
+        }
+    }
+    changed
 }
 
 /// Redacts secrets in a text; borrows when nothing was found.
@@ -233,15 +237,18 @@ fn redact_plain(s: &str) -> Cow<'_, str> {
     if !might_hold_secret(s) {
         return Cow::Borrowed(s);
     }
-    // Each pass returns a new text only when it masked something.
-    const PASSES: [fn(&str) -> Option<String>; 4] = [
+    // Each pass returns a new text only when it masked something. The last two mask values
+    // named by a secret-looking name (or a URL's or `-u`'s password): a text holding no
+    // such name skips them.
+    let named = may_name_secret(s);
+    let passes: [fn(&str) -> Option<String>; 4] = [
         redact_private_keys,
         redact_tokens,
         redact_flag_values,
         redact_assignments,
     ];
     let mut text = Cow::Borrowed(s);
-    for pass in PASSES {
+    for pass in &passes[..if named { 4 } else { 2 }] {
         if let Some(t) = pass(&text) {
             text = Cow::Owned(t);
         }
@@ -291,6 +298,31 @@ fn might_hold_secret(s: &str) -> bool {
     s.len() >= 8
         && s.bytes()
             .any(|b| matches!(b, b'=' | b':' | b'-' | b'_' | b'.' | b'A'..=b'Z'))
+}
+
+/// Whether a text may hold what [`redact_flag_values`] and [`redact_assignments`] mask: a
+/// name [`is_secret_name`] accepts (each holds, in any case, `pass`, `pwd`, `secret`, `sig`,
+/// `token`, `key`, `credential`, `cookie` or `auth`), a `-u` flag, or a URL (`://`). One
+/// pass over the bytes; the masking passes cost several. A property test holds the two
+/// passes to it.
+fn may_name_secret(s: &str) -> bool {
+    let b = s.as_bytes();
+    (0..b.len()).any(|i| {
+        let starts = |stem: &[u8]| {
+            b.len() - i >= stem.len() && b[i..i + stem.len()].eq_ignore_ascii_case(stem)
+        };
+        match b[i].to_ascii_lowercase() {
+            b'p' => starts(b"pass") || starts(b"pwd"),
+            b's' => starts(b"secret") || starts(b"sig"),
+            b't' => starts(b"token"),
+            b'k' => starts(b"key"),
+            b'c' => starts(b"credential") || starts(b"cookie"),
+            b'a' => starts(b"auth"),
+            b'-' => starts(b"-u"),
+            b':' => starts(b"://"),
+            _ => false,
+        }
+    })
 }
 
 /// Returns the first index of `needle` in `hay[from..from + limit]` (bounded search).
@@ -589,7 +621,9 @@ pub fn is_known_token(w: &str) -> bool {
             return true;
         }
     }
+    // Every webhook host below holds `hook`: one search rules out almost every path and URL.
     w.contains('/')
+        && w.contains("hook")
         && [
             "hooks.slack.com/services/",
             "hooks.slack.com/workflows/",
@@ -1001,6 +1035,67 @@ mod proptests {
             let s = parts.concat();
             let out = redact_str(&s);
             prop_assert!(!out.contains("ghp_0123456789abcdefghijABCDEFGHIJ012345"));
+        }
+
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        /// The pre-check that lets a text skip the name-based passes never skips a text they
+        /// would mask: names with and without a stem, next to values, flags and URLs.
+        #[test]
+        fn texts_without_a_secret_name_need_no_name_based_pass(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    3 => "(|[A-Za-z]{1,3}[_-])(PASS|pass|Pwd|SECRET|sig|TOKEN|KEY|key|credential|cookie|auth|AUTHORIZATION|pas|tokn|ke|au|cred)(|word|wd|phrase|[_-][A-Za-z]{1,3})",
+                    3 => "(=|: |=\"| | -|\": \")[a-zA-Z0-9_:]{6,20}",
+                    2 => "[ -~]{0,8}",
+                    1 => "(-u |--user |https://|-p|x@y)",
+                ],
+                1..6,
+            )
+        ) {
+            let s = parts.concat();
+            if !may_name_secret(&s) {
+                prop_assert_eq!(redact_flag_values(&s), None, "{}", s);
+                prop_assert_eq!(redact_assignments(&s), None, "{}", s);
+            }
+        }
+    }
+
+    /// One text per kind of name the name-based passes mask: each is masked by them, and
+    /// the pre-check lets each through.
+    #[test]
+    fn the_name_pre_check_finds_every_name_rule() {
+        for text in [
+            "DB_PASSWORD=hunter22",
+            "pass: hunter22",
+            "export MY_PWD=x1",
+            "pwd_hash=abc",
+            "aws_secret_access_key AKIA0123456789ABCDEF0",
+            "--sig abcdefgh",
+            "GITHUB_TOKEN=abc",
+            "STRIPE_KEY=abc",
+            "credentials: x",
+            "set-cookie: a=b",
+            "Authorization: Basic x",
+            "auth=abc",
+            "curl -u user:pw",
+            "https://user:pw@host",
+        ] {
+            assert!(
+                redact_flag_values(text).is_some() || redact_assignments(text).is_some(),
+                "not masked by the name-based passes: {text}"
+            );
+            assert!(may_name_secret(text), "{text}");
+        }
+        for text in [
+            "cargo build --release",
+            "ls -la src",
+            "git log --oneline -5",
+        ] {
+            assert!(!may_name_secret(text), "{text}");
         }
     }
 }

@@ -253,20 +253,25 @@ impl Classification {
     /// equal risk above low the more sensitive domain ([`Domain::sensitivity`]), among low
     /// parts one outside `shell_exec` (`cd x && cargo test` is test work), then the first.
     pub fn from_parts(parts: Vec<Part>, alternative: Option<String>) -> Self {
-        let worst = worst_index(parts.iter().map(|p| (p.risk, p.domain))).map(|i| parts[i].clone());
-        let worst = worst.unwrap_or_else(|| Part {
-            text: String::new(),
-            domain: Domain::ShellExec,
-            risk: Risk::Low,
-            rule: "empty".into(),
-            reason: "nothing to run".into(),
-        });
+        let (domain, risk, rule, reason) =
+            match worst_index(parts.iter().map(|p| (p.risk, p.domain))) {
+                Some(i) => {
+                    let w = &parts[i];
+                    (w.domain, w.risk, w.rule.clone(), w.reason.clone())
+                }
+                None => (
+                    Domain::ShellExec,
+                    Risk::Low,
+                    "empty".into(),
+                    "nothing to run".into(),
+                ),
+            };
         Self {
-            domain: worst.domain,
-            risk: worst.risk,
-            complexity: worst.risk.complexity(),
-            rule: worst.rule,
-            reason: worst.reason,
+            domain,
+            risk,
+            complexity: risk.complexity(),
+            rule,
+            reason,
             alternative,
             parts,
             commands: Vec::new(),

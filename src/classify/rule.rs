@@ -40,17 +40,6 @@ impl Finding {
         self.risk = self.risk.max(floor);
         self
     }
-
-    /// Returns the part for a command text.
-    pub fn part(&self, text: &str) -> Part {
-        Part {
-            text: text.to_owned(),
-            domain: self.domain,
-            risk: self.risk,
-            rule: self.rule.to_owned(),
-            reason: self.reason.clone(),
-        }
-    }
 }
 
 /// Collects findings with the text they apply to.
@@ -81,7 +70,17 @@ impl Findings {
         let alt = super::worst_index(self.items.iter().map(|(_, f)| (f.risk, f.domain)))
             .and_then(|i| self.items[i].1.alternative)
             .map(str::to_owned);
-        let parts = self.items.iter().map(|(t, f)| f.part(t)).collect();
+        let parts = self
+            .items
+            .into_iter()
+            .map(|(text, f)| Part {
+                text,
+                domain: f.domain,
+                risk: f.risk,
+                rule: f.rule.to_owned(),
+                reason: f.reason,
+            })
+            .collect();
         super::Classification {
             commands: self.commands,
             ..super::Classification::from_parts(parts, alt)

@@ -427,10 +427,10 @@ impl Conv {
                 self.test_words(b, words);
             }
             E::Not(a) | E::Parenthesized(a) => self.test_words(a, words),
-            E::UnaryTest(_, w) => words.extend(self.word(&w.value)),
+            E::UnaryTest(_, w) => self.word(&w.value, words),
             E::BinaryTest(_, a, b) => {
-                words.extend(self.word(&a.value));
-                words.extend(self.word(&b.value));
+                self.word(&a.value, words);
+                self.word(&b.value, words);
             }
         }
     }
@@ -470,7 +470,7 @@ impl Conv {
                 if let Some(values) = &f.values {
                     let mut words = vec![Word::lit("for")];
                     for v in values {
-                        words.extend(self.word(&v.value));
+                        self.word(&v.value, &mut words);
                     }
                     if words.iter().any(|w| !w.subs.is_empty()) {
                         out.push(Pipeline {
@@ -486,7 +486,8 @@ impl Conv {
                 self.list(&f.body.list, out);
             }
             C::CaseClause(c) => {
-                let words = self.word(&c.value.value);
+                let mut words = Vec::new();
+                self.word(&c.value.value, &mut words);
                 if words.iter().any(|w| !w.subs.is_empty()) {
                     out.push(Pipeline {
                         stages: vec![vec![Simple {
@@ -540,8 +541,7 @@ impl Conv {
             }
         }
         if let Some(w) = &s.word_or_name {
-            let words = self.word(&w.value);
-            simple.words.extend(words);
+            self.word(&w.value, &mut simple.words);
         }
         if let Some(suffix) = &s.suffix {
             for item in &suffix.0 {
@@ -578,8 +578,7 @@ impl Conv {
         match item {
             I::IoRedirect(r) => self.redirect(r, simple),
             I::Word(w) => {
-                let words = self.word(&w.value);
-                simple.words.extend(words);
+                self.word(&w.value, &mut simple.words);
             }
             I::AssignmentWord(a, w) => {
                 let name = match &a.name {
@@ -754,18 +753,19 @@ impl Conv {
         }
     }
 
-    /// Expands a word into fields.
-    fn word(&mut self, raw: &str) -> Vec<Word> {
+    /// Expands a word into fields, appended to `out`.
+    fn word(&mut self, raw: &str, out: &mut Vec<Word>) {
         if let Some(w) = plain(raw) {
-            return vec![w];
+            out.push(w);
+            return;
         }
         match word::parse(raw, &self.opts) {
             Ok(pieces) => {
                 let mut b = Builder::new(false);
                 self.pieces(raw, &pieces, &mut b, false);
-                b.finish()
+                b.finish_into(out);
             }
-            Err(_) => vec![unknown(raw)],
+            Err(_) => out.push(unknown(raw)),
         }
     }
 
@@ -936,13 +936,13 @@ impl Builder {
         }
     }
 
-    fn finish(mut self) -> Vec<Word> {
+    fn finish_into(mut self, out: &mut Vec<Word>) {
         if self.started || self.fields.is_empty() && !self.cur.subs.is_empty() {
             self.fields.push(self.cur);
         } else if let Some(last) = self.fields.last_mut() {
             last.subs.extend(self.cur.subs);
         }
-        self.fields
+        out.append(&mut self.fields);
     }
 
     fn finish_joined(self) -> Word {
