@@ -99,7 +99,45 @@ pub(crate) fn normalize(p: &Path) -> PathBuf {
     if cfg!(unix) && is_normalized(bytes(p)) {
         return p.to_path_buf();
     }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        PathBuf::from(std::ffi::OsString::from_vec(normalize_bytes(bytes(p))))
+    }
+    #[cfg(not(unix))]
     normalize_components(p)
+}
+
+/// [`normalize_components`] on the bytes of a Unix path, without parsing components (a
+/// property test holds the two to the same answers).
+#[cfg(unix)]
+fn normalize_bytes(p: &[u8]) -> Vec<u8> {
+    let absolute = p.first() == Some(&b'/');
+    let mut out = Vec::with_capacity(p.len());
+    if absolute {
+        out.push(b'/');
+    }
+    // Segments other than `..` in `out`: only those can be removed by a later `..`.
+    let mut normals = 0usize;
+    for seg in p.split(|&b| b == b'/') {
+        match seg {
+            b"" | b"." => {}
+            b".." if normals > 0 => {
+                let cut = out.iter().rposition(|&b| b == b'/').unwrap_or(0);
+                out.truncate(if absolute { cut.max(1) } else { cut });
+                normals -= 1;
+            }
+            b".." if absolute => {}
+            seg => {
+                if !out.is_empty() && out.last() != Some(&b'/') {
+                    out.push(b'/');
+                }
+                out.extend_from_slice(seg);
+                normals += usize::from(seg != b"..");
+            }
+        }
+    }
+    out
 }
 
 /// [`normalize`] the long way, component by component.
@@ -885,6 +923,23 @@ mod tests {
             let q = normalize(&PathBuf::from(format!("/{}", b.join("/"))));
             prop_assert!(is_normalized(bytes(&p)) && is_normalized(bytes(&q)));
             prop_assert_eq!(is_under(bytes(&p), bytes(&q)), p.starts_with(&q), "{:?} under {:?}", p, q);
+        }
+
+        /// Normalising the bytes answers what normalising the components does.
+        #[test]
+        fn normalize_bytes_matches_the_components(
+            absolute in any::<bool>(),
+            segments in prop::collection::vec(prop::sample::select(vec!["a", "", "..", ".", "b.c", "..."]), 0..7),
+            trailing in any::<bool>(),
+        ) {
+            let p = PathBuf::from(format!(
+                "{}{}{}",
+                if absolute { "/" } else { "" },
+                segments.join("/"),
+                if trailing { "/" } else { "" },
+            ));
+            let bytes_way = PathBuf::from(String::from_utf8(normalize_bytes(bytes(&p))).unwrap());
+            prop_assert_eq!(bytes_way, normalize_components(&p), "{:?}", p);
         }
 
         /// The shortcut for paths already normalised changes no answer.
