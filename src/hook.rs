@@ -72,7 +72,7 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
         .take(MAX_PAYLOAD_BYTES as u64 + 1)
         .read_to_end(&mut bytes);
     let answer = match read {
-        Ok(_) => run_guarded(&bytes, &ctx),
+        Ok(_) => run_guarded_owned(bytes, &ctx),
         Err(e) => bad_input(
             ctx.event_hint.as_deref(),
             &format!("cannot read stdin: {e}"),
@@ -118,9 +118,38 @@ fn install_quiet_panic_hook() {
 
 /// Runs [`run_input`] catching panics (answered like any internal error).
 pub fn run_guarded(bytes: &[u8], ctx: &Ctx) -> Answer {
+    guarded(|| run_input(bytes, ctx), || sniff_event(bytes), ctx)
+}
+
+/// [`run_guarded`] of the payload read from stdin, which it may keep: in a large payload
+/// the largest plain string takes over the buffer instead of being copied
+/// ([`HookInput::parse_owned`]; a 1 MB Write then touches one fresh megabyte, not two).
+fn run_guarded_owned(bytes: Vec<u8>, ctx: &Ctx) -> Answer {
+    // The bytes are gone by the time an answer could panic: the event is noted on parsing.
+    let event = std::cell::RefCell::new(None);
+    guarded(
+        || match HookInput::parse_owned(bytes, ctx.event_hint.as_deref()) {
+            Ok(input) => {
+                *event.borrow_mut() = input.str_field("hook_event_name").map(str::to_owned);
+                answer_input(&input, ctx)
+            }
+            Err((e, bytes)) => refuse(&e, &bytes, ctx),
+        },
+        || event.take(),
+        ctx,
+    )
+}
+
+/// Runs `run` catching panics, answered like any internal error for the event `event()`
+/// names (or the command line's).
+fn guarded(
+    run: impl FnOnce() -> Answer,
+    event: impl FnOnce() -> Option<String>,
+    ctx: &Ctx,
+) -> Answer {
     install_quiet_panic_hook();
     let outer = GUARDED.with(|g| g.replace(true));
-    let result = panic::catch_unwind(AssertUnwindSafe(|| run_input(bytes, ctx)));
+    let result = panic::catch_unwind(AssertUnwindSafe(run));
     GUARDED.with(|g| g.set(outer));
     match result {
         Ok(answer) => answer,
@@ -130,7 +159,7 @@ pub fn run_guarded(bytes: &[u8], ctx: &Ctx) -> Answer {
                 .map(|s| (*s).to_owned())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            let event = sniff_event(bytes).or_else(|| ctx.event_hint.clone());
+            let event = event().or_else(|| ctx.event_hint.clone());
             internal_error(
                 event.as_deref(),
                 &format!("internal error: {msg}"),
@@ -168,19 +197,26 @@ fn scan_event_name(bytes: &[u8]) -> Option<String> {
 
 /// Answers a payload.
 pub fn run_input(bytes: &[u8], ctx: &Ctx) -> Answer {
-    let input = match HookInput::parse(bytes, ctx.event_hint.as_deref()) {
-        Ok(i) => i,
-        Err(e) => {
-            let size_note = match &e {
-                InputError::TooLarge { .. } => " (the cap is documented in README: 32 MiB)",
-                _ => "",
-            };
-            // The payload cannot be parsed, but its event name usually can still be read, so
-            // a broken PreToolUse payload still gets the PreToolUse fail mode.
-            let event = ctx.event_hint.clone().or_else(|| scan_event_name(bytes));
-            return bad_input(event.as_deref(), &format!("{e}{size_note}"), ctx);
-        }
+    match HookInput::parse(bytes, ctx.event_hint.as_deref()) {
+        Ok(input) => answer_input(&input, ctx),
+        Err(e) => refuse(&e, bytes, ctx),
+    }
+}
+
+/// Answers a payload that cannot be read.
+fn refuse(e: &InputError, bytes: &[u8], ctx: &Ctx) -> Answer {
+    let size_note = match e {
+        InputError::TooLarge { .. } => " (the cap is documented in README: 32 MiB)",
+        _ => "",
     };
+    // The payload cannot be parsed, but its event name usually can still be read, so a
+    // broken PreToolUse payload still gets the PreToolUse fail mode.
+    let event = ctx.event_hint.clone().or_else(|| scan_event_name(bytes));
+    bad_input(event.as_deref(), &format!("{e}{size_note}"), ctx)
+}
+
+/// Answers a parsed payload.
+fn answer_input(input: &HookInput, ctx: &Ctx) -> Answer {
     let project = Project::resolve(&ctx.env, input.cwd.as_deref());
     let user_cfg = ctx.env.user_config_path();
     let (config, config_warnings) =
@@ -195,15 +231,15 @@ pub fn run_input(bytes: &[u8], ctx: &Ctx) -> Answer {
             }
         };
     let answer = match &input.event {
-        EventName::PreToolUse => gate::pre_tool_use(&ctx.env, &project, &config, &input, ctx.now),
+        EventName::PreToolUse => gate::pre_tool_use(&ctx.env, &project, &config, input, ctx.now),
         EventName::PostToolUse | EventName::PostToolUseFailure => {
-            outcome::after_tool(&ctx.env, &project, &config, &input, ctx.now)
+            outcome::after_tool(&ctx.env, &project, &config, input, ctx.now)
         }
-        EventName::SessionStart => outcome::session_start(&project, &config, &input, ctx.now),
+        EventName::SessionStart => outcome::session_start(&project, &config, input, ctx.now),
         EventName::Stop | EventName::SessionEnd => record_event(
-            outcome::session_checkpoint(&project, &config, &input, ctx.now),
+            outcome::session_checkpoint(&project, &config, input, ctx.now),
             &project,
-            &input,
+            input,
             ctx.now,
         ),
         EventName::Other(name) => {
@@ -223,7 +259,7 @@ pub fn run_input(bytes: &[u8], ctx: &Ctx) -> Answer {
             a
         }
         EventName::MessageDisplay | EventName::Notification => Answer::silent(&input.event),
-        _ => record_event(Answer::silent(&input.event), &project, &input, ctx.now),
+        _ => record_event(Answer::silent(&input.event), &project, input, ctx.now),
     };
     let mut answer = answer;
     if !input.type_mismatches.is_empty() {
@@ -333,5 +369,46 @@ mod tests {
         );
         assert_eq!(a.permission(), Some(PermissionDecision::Ask));
         assert_eq!(a.event(), &EventName::PreToolUse);
+    }
+
+    #[test]
+    fn a_panic_is_answered_for_the_event_noted_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx::in_dir(dir.path(), Timestamp::from_unix(0), None);
+        let a = guarded(|| panic!("boom"), || Some("PreToolUse".into()), &ctx);
+        assert_eq!(a.permission(), Some(PermissionDecision::Ask));
+        assert_eq!(a.event(), &EventName::PreToolUse);
+        let hinted = Ctx::in_dir(dir.path(), Timestamp::from_unix(0), Some("Stop".into()));
+        let a = guarded(|| panic!("boom"), || None, &hinted);
+        assert_eq!(a.event(), &EventName::Stop);
+    }
+
+    /// The payload read from stdin answers as the same bytes borrowed do, large or small,
+    /// broken or whole.
+    #[test]
+    fn owned_and_borrowed_payloads_answer_alike() {
+        let content = "x".repeat(200 * 1024);
+        let write = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
+            "tool_name": "Write", "tool_use_id": "t",
+            "tool_input": {"file_path": "/etc/passwd", "content": content}})
+        .to_string();
+        let broken = format!("{{\"hook_event_name\":\"PreToolUse\",\"x\":\"{content}");
+        for payload in [
+            write.as_bytes(),
+            broken.as_bytes(),
+            b"{\"hook_event_name\":\"Stop\"}",
+        ] {
+            let answer = |owned: bool| {
+                let dir = tempfile::tempdir().unwrap();
+                let ctx = Ctx::in_dir(dir.path(), Timestamp::from_unix(0), None);
+                let a = if owned {
+                    run_guarded_owned(payload.to_vec(), &ctx)
+                } else {
+                    run_guarded(payload, &ctx)
+                };
+                (a.to_json(), a.stderr_lines().to_vec(), a.exit_code())
+            };
+            assert_eq!(answer(true), answer(false));
+        }
     }
 }

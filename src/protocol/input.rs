@@ -118,6 +118,23 @@ pub enum InputError {
     NotObject,
 }
 
+/// Returns the payload as text: within the size cap, UTF-8, not blank.
+pub(super) fn payload_text(bytes: &[u8]) -> Result<&str, InputError> {
+    if bytes.len() > MAX_PAYLOAD_BYTES {
+        return Err(InputError::TooLarge {
+            size: bytes.len(),
+            limit: MAX_PAYLOAD_BYTES,
+        });
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| InputError::NotUtf8 {
+        offset: e.valid_up_to(),
+    })?;
+    if text.trim().is_empty() {
+        return Err(InputError::Empty);
+    }
+    Ok(text)
+}
+
 /// One hook payload: the common fields typed, the rest reachable through accessors.
 #[derive(Debug, Clone)]
 pub struct HookInput {
@@ -151,23 +168,27 @@ impl HookInput {
     /// Parses a payload. `event_hint` (from `oath hook <Event>`) is used when the payload has
     /// no `hook_event_name`.
     pub fn parse(bytes: &[u8], event_hint: Option<&str>) -> Result<Self, InputError> {
-        if bytes.len() > MAX_PAYLOAD_BYTES {
-            return Err(InputError::TooLarge {
-                size: bytes.len(),
-                limit: MAX_PAYLOAD_BYTES,
-            });
-        }
-        let text = std::str::from_utf8(bytes).map_err(|e| InputError::NotUtf8 {
-            offset: e.valid_up_to(),
-        })?;
-        if text.trim().is_empty() {
-            return Err(InputError::Empty);
-        }
+        let text = payload_text(bytes)?;
         let value: Value =
             serde_json::from_str(text).map_err(|e| InputError::NotJson(e.to_string()))?;
         let Value::Object(raw) = value else {
             return Err(InputError::NotObject);
         };
+        Ok(Self::from_map(raw, event_hint))
+    }
+
+    /// [`HookInput::parse`] of a payload it may keep: in a large payload, the first string of
+    /// 64 KiB or more without escapes (a Write's content) takes over the payload's buffer
+    /// instead of being copied out of it ([`super::adopt`]). The same value either way; on
+    /// an error the bytes are handed back with it.
+    pub fn parse_owned(
+        bytes: Vec<u8>,
+        event_hint: Option<&str>,
+    ) -> Result<Self, (InputError, Vec<u8>)> {
+        if bytes.len() < super::adopt::ADOPT_MIN_BYTES {
+            return Self::parse(&bytes, event_hint).map_err(|e| (e, bytes));
+        }
+        let raw = super::adopt::parse(bytes)?;
         Ok(Self::from_map(raw, event_hint))
     }
 

@@ -1,5 +1,6 @@
 //! Claude Code's hook protocol: payloads in (`input`), answers out (`output`).
 
+mod adopt;
 pub mod input;
 pub mod output;
 
