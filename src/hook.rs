@@ -85,15 +85,21 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
 
 /// Pipe capacity asked for on stdin: the largest an unprivileged process may set by default
 /// (`/proc/sys/fs/pipe-max-size`).
+#[cfg(any(target_os = "linux", target_os = "android"))]
 const PIPE_BYTES: usize = 1 << 20;
 
 /// Widens the pipe on stdin so that a large payload (a Write of a big file) crosses it in a
 /// few large chunks instead of one 64 KiB round trip between writer and reader at a time: a
 /// 1 MB payload then reads ~0.3 ms faster here (ADR 0011). One `fcntl`; when stdin is not a
 /// pipe or the kernel refuses (per-user pipe quota), nothing changes and the read is as before.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 fn widen_pipe(stdin: &io::Stdin) {
     let _ = rustix::pipe::fcntl_setpipe_size(stdin, PIPE_BYTES);
 }
+
+/// Other systems have no call to resize a pipe: the read is as before.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn widen_pipe(_stdin: &io::Stdin) {}
 
 thread_local! {
     /// Whether this thread is inside [`run_guarded`], whose panics are answered, not printed.

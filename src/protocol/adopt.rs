@@ -85,6 +85,8 @@ pub fn parse(bytes: Vec<u8>) -> Result<Map<String, Value>, (InputError, Vec<u8>)
             let mut buf = bytes;
             buf.truncate(found.end);
             buf.drain(..found.start);
+            // The read left spare capacity (up to the payload's size again): give it back.
+            buf.shrink_to_fit();
             // The range was a `&str` of the text, so this holds; `lossy` keeps every byte
             // even if it did not.
             *slot = Value::String(match String::from_utf8(buf) {
@@ -98,7 +100,9 @@ pub fn parse(bytes: Vec<u8>) -> Result<Map<String, Value>, (InputError, Vec<u8>)
 }
 
 /// Returns the value at pre-order index `*n` (0 is `v` itself; arrays and objects are
-/// entered in order).
+/// entered in order). Objects keep their keys in parse order only because serde_json is
+/// built with `preserve_order` (a test below fails without it): in key order, the index
+/// could land on another value.
 fn nth_mut<'v>(v: &'v mut Value, n: &mut usize) -> Option<&'v mut Value> {
     if *n == 0 {
         return Some(v);
@@ -243,6 +247,18 @@ mod tests {
         // A repeated key replacing the large string: built again the plain way.
         both(&format!(r#"{{"k":"{a}","k":1,"after":"{b}"}}"#));
         both(&format!(r#"{{"k":1,"k":"{a}"}}"#));
+    }
+
+    /// [`nth_mut`] walks objects in parse order: with keys sorted instead, the large string
+    /// below would land on `"a"`.
+    #[test]
+    fn objects_keep_parse_order() {
+        let a = big('a');
+        let text = format!(r#"{{"b":"{a}","a":""}}"#);
+        let map = parse(text.into_bytes()).unwrap();
+        assert_eq!(map.keys().collect::<Vec<_>>(), ["b", "a"]);
+        assert_eq!(map["b"].as_str().map(str::len), Some(a.len()));
+        assert_eq!(map["a"], "");
     }
 
     #[test]
