@@ -13,7 +13,7 @@
 //! | files | [`project`] (where), [`state`] (locked atomic files), [`audit`], [`redact`] |
 //! | configuration | [`config`], [`suggest`] ("did you mean") |
 //! | people | [`cli`], [`cmd`], [`ui`], [`error`] |
-//! | ambient | [`clock`], [`env`] |
+//! | ambient | [`clock`], [`env`](mod@env) |
 
 pub mod audit;
 pub mod classify;

@@ -1,4 +1,5 @@
-//! Claude Code's hook protocol: payloads in (`input`), answers out (`output`).
+//! Claude Code's hook protocol: payloads in (`input`; a large one parsed without copying its
+//! content, `adopt`), answers out (`output`).
 
 mod adopt;
 pub mod input;
