@@ -337,3 +337,17 @@ fn a_simple_command_text_is_brushs_rendering() {
     assert_eq!(texts("terraform  destroy"), ["terraform destroy"]);
     assert_eq!(texts("FOO=bar\trm  -rf /x"), ["FOO=bar rm -rf /x"]);
 }
+
+/// brush-parser 0.4 panics on an I/O number that overflows an `i32` (an `unwrap` in its
+/// grammar), found by the `shell` fuzz target: the guard turns the panic into a problem, which
+/// classification never approves.
+#[test]
+fn a_parser_panic_is_a_problem() {
+    for src in [
+        "9999999999999999<me",
+        "echo hi 4294967296>out",
+        "ls && 99999999999>&2",
+    ] {
+        assert_eq!(parse(src).problem, Some(Problem::ParserPanic), "{src}");
+    }
+}
