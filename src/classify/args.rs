@@ -3,20 +3,50 @@
 
 use crate::shell::Word;
 
+/// An option's name, borrowed from the argument it was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Name<'w> {
+    /// A long option with its dashes, without `=value` (`--output`).
+    Long(&'w str),
+    /// One letter of a short cluster (`r` of `-rf`).
+    Short(char),
+}
+
 /// One option as written, with its value when it takes one.
 #[derive(Debug, Clone)]
-pub(crate) struct Opt {
-    /// The option with its dashes (`-o`, `--output`).
-    pub name: String,
+pub(crate) struct Opt<'w> {
+    name: Name<'w>,
     /// Its value.
     pub value: Option<Word>,
+}
+
+impl Opt<'_> {
+    /// Returns whether this is the option `name`, written with its dashes (`-o`, `--output`).
+    pub fn is(&self, name: &str) -> bool {
+        self.name.is(name)
+    }
+}
+
+impl Name<'_> {
+    fn is(self, name: &str) -> bool {
+        match self {
+            Name::Long(long) => long == name,
+            Name::Short(c) => {
+                let mut rest = name.chars();
+                rest.next() == Some('-')
+                    && rest.next() == Some(c)
+                    && rest.next().is_none()
+                    && c != '-'
+            }
+        }
+    }
 }
 
 /// Scanned arguments.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Scan<'w> {
     /// Options in order.
-    pub opts: Vec<Opt>,
+    pub opts: Vec<Opt<'w>>,
     /// Positional arguments in order.
     pub pos: Vec<&'w Word>,
     /// Index in the argument slice of each positional.
@@ -26,14 +56,14 @@ pub(crate) struct Scan<'w> {
 impl Scan<'_> {
     /// Returns whether any of the named options is present.
     pub fn has(&self, names: &[&str]) -> bool {
-        self.opts.iter().any(|o| names.contains(&o.name.as_str()))
+        self.opts.iter().any(|o| names.iter().any(|n| o.is(n)))
     }
 
     /// Returns the values of the named options.
     pub fn values<'a>(&'a self, names: &'a [&str]) -> impl Iterator<Item = &'a Word> + 'a {
         self.opts
             .iter()
-            .filter(move |o| names.contains(&o.name.as_str()))
+            .filter(move |o| names.iter().any(|n| o.is(n)))
             .filter_map(|o| o.value.as_ref())
     }
 
@@ -71,50 +101,93 @@ pub(crate) fn scan<'w>(
             i += 1;
             continue;
         }
-        if let Some(long) = t.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
+        // The text of `a` with its flags: a value cut out of it keeps them.
+        let part = |text: &str| Word {
+            text: text.to_owned(),
+            literal: a.literal,
+            quoted: a.quoted,
+            subs: a.subs.clone(),
+        };
+        if t.starts_with("--") {
+            let (name, inline) = match t.split_once('=') {
                 Some((n, v)) => (n, Some(v)),
-                None => (long, None),
+                None => (t, None),
             };
-            let name = format!("--{name}");
             let value = if let Some(v) = inline {
-                Some(Word {
-                    text: v.to_owned(),
-                    ..a.clone()
-                })
-            } else if valued.contains(&name.as_str()) {
+                Some(part(v))
+            } else if valued.contains(&name) {
                 i += 1;
                 args.get(i).cloned()
             } else {
                 None
             };
-            s.opts.push(Opt { name, value });
+            s.opts.push(Opt {
+                name: Name::Long(name),
+                value,
+            });
             i += 1;
             continue;
         }
         // A short cluster: `-rf`, `-ofile`, `-o file`.
-        let chars: Vec<char> = t[1..].chars().collect();
-        let mut k = 0;
-        while k < chars.len() {
-            let name = format!("-{}", chars[k]);
-            if valued.contains(&name.as_str()) {
-                let rest: String = chars[k + 1..].iter().collect();
+        let cluster = &t[1..];
+        for (k, c) in cluster.char_indices() {
+            let name = Name::Short(c);
+            if valued.iter().any(|v| name.is(v)) {
+                let rest = &cluster[k + c.len_utf8()..];
                 let value = if rest.is_empty() {
                     i += 1;
                     args.get(i).cloned()
                 } else {
-                    Some(Word {
-                        text: rest,
-                        ..a.clone()
-                    })
+                    Some(part(rest))
                 };
                 s.opts.push(Opt { name, value });
                 break;
             }
             s.opts.push(Opt { name, value: None });
-            k += 1;
         }
         i += 1;
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<Word> {
+        line.split(' ').map(Word::lit).collect()
+    }
+
+    #[test]
+    fn options_values_and_positionals() {
+        let args = words("-rf -ofile -e x --out=a.txt --force --level 3 -- -p pos");
+        let sc = scan(&args, &["-o", "-e", "--level", "-p"], false);
+        for name in ["-r", "-f", "-o", "-e", "--out", "--force", "--level"] {
+            assert!(sc.has(&[name]), "{name}");
+        }
+        for name in ["-p", "--", "-", "--o", "-rf", "--out=a.txt", "r", "--forc"] {
+            assert!(!sc.has(&[name]), "{name}");
+        }
+        let value = |n: &str| sc.value(&[n]).map(|w| w.text.clone());
+        assert_eq!(value("-o").as_deref(), Some("file"));
+        assert_eq!(value("-e").as_deref(), Some("x"));
+        assert_eq!(value("--out").as_deref(), Some("a.txt"));
+        assert_eq!(value("--level").as_deref(), Some("3"));
+        assert_eq!(value("-r"), None);
+        let pos: Vec<&str> = sc.pos.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(pos, ["-p", "pos"]);
+        assert_eq!(sc.pos_index, [9, 10]);
+    }
+
+    #[test]
+    fn a_value_cut_from_a_word_keeps_its_flags_and_multibyte_letters_are_options() {
+        let mut quoted = Word::lit("-o$x");
+        quoted.literal = false;
+        quoted.quoted = true;
+        let args = vec![Word::lit("-é"), quoted];
+        let sc = scan(&args, &["-o"], false);
+        assert!(sc.has(&["-é"]));
+        let v = sc.value(&["-o"]).unwrap();
+        assert_eq!((v.text.as_str(), v.literal, v.quoted), ("$x", false, true));
+    }
 }

@@ -1167,10 +1167,8 @@ impl<'a> Walker<'a> {
                     &["-e", "--expression", "-f", "--file", "-l", "--line-length"],
                     false,
                 );
-                let in_place =
-                    sc.opts.iter().any(|o| {
-                        o.name == "-i" || o.name == "--in-place" || o.name.starts_with("-i")
-                    }) || args
+                let in_place = sc.has(&["-i", "--in-place"])
+                    || args
                         .iter()
                         .any(|a| a.text.starts_with("-i") || a.text.starts_with("--in-place"));
                 let has_script_opt = sc.has(&["-e", "--expression", "-f", "--file"]);
