@@ -188,8 +188,12 @@ impl HookInput {
         if bytes.len() < super::adopt::ADOPT_MIN_BYTES {
             return Self::parse(&bytes, event_hint).map_err(|e| (e, bytes));
         }
-        let raw = super::adopt::parse(bytes)?;
-        Ok(Self::from_map(raw, event_hint))
+        match super::adopt::parse(bytes)? {
+            super::adopt::Parsed::Object(raw) => Ok(Self::from_map(raw, event_hint)),
+            super::adopt::Parsed::Copy(bytes) => {
+                Self::parse(&bytes, event_hint).map_err(|e| (e, bytes))
+            }
+        }
     }
 
     /// Builds the typed view of an already parsed payload object.
@@ -325,6 +329,27 @@ mod tests {
         assert_eq!(input.event, EventName::Stop);
         let input = HookInput::parse(br#"{"hook_event_name":"Brand"}"#, Some("Stop")).unwrap();
         assert_eq!(input.event, EventName::Other("Brand".into()));
+    }
+
+    /// The owned parse gives the borrowed one's payload: with a large string, with a
+    /// repeated key (parsed the copying way), small, and broken.
+    #[test]
+    fn owned_and_borrowed_parses_agree() {
+        let big = "x".repeat(super::super::adopt::ADOPT_MIN_BYTES);
+        for text in [
+            format!(r#"{{"hook_event_name":"PreToolUse","tool_input":{{"content":"{big}"}}}}"#),
+            format!(r#"{{"k":"{big}","k":1,"hook_event_name":"Stop"}}"#),
+            r#"{"hook_event_name":"Stop"}"#.to_owned(),
+        ] {
+            let owned = HookInput::parse_owned(text.clone().into_bytes(), None).unwrap();
+            let borrowed = HookInput::parse(text.as_bytes(), None).unwrap();
+            assert_eq!(owned.raw, borrowed.raw);
+            assert_eq!(owned.event, borrowed.event);
+        }
+        let broken = format!(r#"{{"a":"{big}""#);
+        let (e, back) = HookInput::parse_owned(broken.clone().into_bytes(), None).unwrap_err();
+        assert_eq!(e, HookInput::parse(broken.as_bytes(), None).unwrap_err());
+        assert_eq!(back, broken.as_bytes());
     }
 
     #[test]
