@@ -6,6 +6,8 @@
 
 use std::sync::Mutex;
 
+mod parser_panics;
+
 use libfuzzer_sys::fuzz_target;
 use oath::clock::Timestamp;
 use oath::hook::{Ctx, run_guarded};
@@ -14,26 +16,8 @@ use oath::protocol::{EventName, PermissionDecision};
 /// The temp environment, replaced every few hundred runs so the state stays small.
 static DIR: Mutex<Option<(tempfile::TempDir, u32)>> = Mutex::new(None);
 
-/// libFuzzer's panic hook aborts on every panic, caught or not. brush-parser's own panics
-/// (0.4 unwraps an I/O number that overflows an `i32`) are caught by oath's guard around the
-/// parser and classified as a parser failure: only panics elsewhere are findings here.
-fn let_parser_panics_reach_the_guard() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let abort = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !info
-                .location()
-                .is_some_and(|l| l.file().contains("brush-parser"))
-            {
-                abort(info);
-            }
-        }));
-    });
-}
-
 fuzz_target!(|data: &[u8]| {
-    let_parser_panics_reach_the_guard();
+    parser_panics::let_parser_panics_reach_the_guard();
     let mut guard = DIR.lock().unwrap_or_else(|e| e.into_inner());
     if guard.as_ref().is_none_or(|(_, runs)| *runs >= 500) {
         let dir = tempfile::tempdir().expect("temp dir");
