@@ -281,8 +281,12 @@ fn parse_unguarded(src: &str, depth: usize) -> Script {
         procsub_level: 0,
     };
     let mut pipelines = Vec::new();
-    for cc in &program.complete_commands {
-        conv.list(cc, &mut pipelines);
+    // Each and-or list's syntax tree is dropped once converted: the tree and its conversion
+    // are never both whole in memory (a long line touches fewer fresh pages).
+    for cc in program.complete_commands {
+        for item in cc.0 {
+            conv.and_or(&item.0, &mut pipelines);
+        }
     }
     Script {
         pipelines,
@@ -350,7 +354,8 @@ impl Conv {
 
     fn pipeline(&mut self, p: &ast::Pipeline, out: &mut Vec<Pipeline>) {
         if p.seq.len() == 1 {
-            let mut stage = Vec::new();
+            // A simple command is one stage of one command.
+            let mut stage = Vec::with_capacity(1);
             self.command(&p.seq[0], &mut stage, out);
             if !stage.is_empty() {
                 out.push(Pipeline {
@@ -361,7 +366,7 @@ impl Conv {
         }
         let mut stages = Vec::with_capacity(p.seq.len());
         for cmd in &p.seq {
-            let mut stage = Vec::new();
+            let mut stage = Vec::with_capacity(1);
             let mut inner = Vec::new();
             self.command(cmd, &mut stage, &mut inner);
             stage.extend(inner.into_iter().flat_map(|p| p.stages).flatten());
