@@ -516,6 +516,18 @@ fn main() {
         ),
         None => println!("peak RSS: /usr/bin/time not available"),
     }
+    // The count starts at fork, before the exec: a no-op's own figure is the baseline.
+    let noop_faults = Command::new("/usr/bin/time")
+        .args(["-f", "%R", "true"])
+        .output()
+        .ok()
+        .and_then(|o| {
+            let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+            stderr.lines().last()?.trim().parse::<u64>().ok()
+        });
+    if let Some(n) = noop_faults {
+        println!("  minor page faults, counted from fork: `true` {n}");
+    }
     for (name, (kib, faults)) in &measured {
         println!(
             "  {name:32} {:.1} MiB, {faults} minor page faults",
