@@ -7,8 +7,8 @@
 //! that the executable's own image is not address-randomised (libraries, stack and heap
 //! still are); oath forbids `unsafe` code. `OATH_LINK_PIE=1` keeps the default PIE link.
 //!
-//! With rust-lld it also places the functions a hook runs first in the executable
-//! ([`link_hot_functions_first`]).
+//! Where the linker can (rust-lld), it also places the functions a hook runs first in the
+//! executable ([`link_hot_functions_first`]).
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -28,45 +28,73 @@ fn main() {
     link_hot_functions_first(&var);
 }
 
-/// Places the functions a hook runs next to each other (`linker/hot-functions.txt`, in the
-/// order a recorded session and the benchmark's cases first ran them): they then share a few
-/// 64 KiB windows of the executable instead of being spread over its 7 MiB, and a hook maps
-/// about 22 fewer pages (each a page fault, several microseconds on a virtual machine; ADR
-/// 0014). Only where the linker is rust-lld, the default of `x86_64-unknown-linux-gnu` since
-/// Rust 1.90, and no other linker is configured; a name that is not found is skipped.
-/// `OATH_LINK_ORDER=0` links in the default order.
+/// Places the functions a hook runs next to each other (`linker/hot-functions.txt`, the
+/// functions a recorded session and the benchmark's cases ran): they then share a few 64 KiB
+/// windows of the executable instead of being spread over its 7 MiB, and a hook maps 18–24
+/// fewer pages (each a page fault, several microseconds on a virtual machine; ADR 0014). Only
+/// on `x86_64-unknown-linux-gnu` and only when a probe program links with the option (rust-lld,
+/// the default linker of official Rust 1.90+ builds, knows it; GNU ld, gold and mold do not),
+/// so another linker, configured or default, gets nothing. A name that is not found is
+/// skipped. `OATH_LINK_ORDER=0` links in the default order.
 fn link_hot_functions_first(var: &dyn Fn(&str) -> String) {
     let order = format!("{}/linker/hot-functions.txt", var("CARGO_MANIFEST_DIR"));
     println!("cargo:rerun-if-changed={order}");
-    println!("cargo:rerun-if-env-changed=OATH_LINK_ORDER");
-    let rustflags = var("CARGO_ENCODED_RUSTFLAGS");
-    let other_linker = !var("RUSTC_LINKER").is_empty()
-        || rustflags.contains("linker")
-        || rustflags.contains("link-self-contained");
+    for name in [
+        "OATH_LINK_ORDER",
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_BUILD_RUSTFLAGS",
+        "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER",
+        "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS",
+    ] {
+        println!("cargo:rerun-if-env-changed={name}");
+    }
     if var("TARGET") != "x86_64-unknown-linux-gnu"
         || var("OATH_LINK_ORDER") == "0"
-        || other_linker
-        || !rustc_links_with_lld(&var("RUSTC"))
         || !std::path::Path::new(&order).exists()
     {
         return;
     }
-    println!("cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={order}");
-    println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+    // Two arguments, not `-Wl,…`: a comma in the path would split it.
+    let args = [
+        "-Xlinker".to_owned(),
+        format!("--symbol-ordering-file={order}"),
+        "-Xlinker".to_owned(),
+        "--no-warn-symbol-ordering".to_owned(),
+    ];
+    if links_with(var, &args) {
+        for arg in args {
+            println!("cargo:rustc-link-arg-bins={arg}");
+        }
+    }
 }
 
-/// Whether this rustc is 1.90 or newer (rust-lld by default on x86_64 Linux with glibc).
-fn rustc_links_with_lld(rustc: &str) -> bool {
-    let Ok(out) = std::process::Command::new(rustc).arg("--version").output() else {
+/// Whether a trivial program links with `args` added, with this build's compiler, target,
+/// rustflags and linker.
+fn links_with(var: &dyn Fn(&str) -> String, args: &[String]) -> bool {
+    let out_dir = std::path::PathBuf::from(var("OUT_DIR"));
+    let source = out_dir.join("link_probe.rs");
+    if std::fs::write(&source, "fn main() {}\n").is_err() {
         return false;
-    };
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut version = text
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or_default()
-        .split(['.', '-'])
-        .map(|n| n.parse::<u32>().unwrap_or(0));
-    let (major, minor) = (version.next().unwrap_or(0), version.next().unwrap_or(0));
-    (major, minor) >= (1, 90)
+    }
+    let mut rustc = std::process::Command::new(var("RUSTC"));
+    rustc
+        .args(["--edition=2021", "--crate-type=bin", "--target"])
+        .arg(var("TARGET"))
+        .arg("-o")
+        .arg(out_dir.join("link_probe"))
+        .arg(&source);
+    let rustflags = var("CARGO_ENCODED_RUSTFLAGS");
+    rustc.args(rustflags.split('\x1f').filter(|f| !f.is_empty()));
+    if !var("RUSTC_LINKER").is_empty() {
+        rustc.arg(format!("-Clinker={}", var("RUSTC_LINKER")));
+    }
+    for arg in args {
+        rustc.arg(format!("-Clink-arg={arg}"));
+    }
+    rustc
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
