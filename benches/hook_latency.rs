@@ -355,11 +355,19 @@ fn resources(case: &Case, env: &Env) -> Option<(u64, u64)> {
         .write_all(&with_fresh_id(&case.payload, next_run()))
         .ok()?;
     let out = child.wait_with_output().ok()?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let mut figures = stderr.lines().last()?.split_whitespace();
-    let kib = figures.next()?.parse().ok()?;
-    let faults = figures.next()?.parse().ok()?;
-    Some((kib, faults))
+    match time_figures(&out.stderr)[..] {
+        [kib, faults] => Some((kib, faults)),
+        _ => None,
+    }
+}
+
+/// The numbers `/usr/bin/time -f …` printed: the last line of the child's stderr.
+fn time_figures(stderr: &[u8]) -> Vec<u64> {
+    let text = String::from_utf8_lossy(stderr);
+    let last = text.lines().last().unwrap_or_default();
+    last.split_whitespace()
+        .map_while(|f| f.parse().ok())
+        .collect()
 }
 
 fn stripped_size() -> Option<u64> {
@@ -521,10 +529,7 @@ fn main() {
         .args(["-f", "%R", "true"])
         .output()
         .ok()
-        .and_then(|o| {
-            let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
-            stderr.lines().last()?.trim().parse::<u64>().ok()
-        });
+        .and_then(|o| time_figures(&o.stderr).first().copied());
     if let Some(n) = noop_faults {
         println!("  minor page faults, counted from fork: `true` {n}");
     }

@@ -281,8 +281,8 @@ fn parse_unguarded(src: &str, depth: usize) -> Script {
         procsub_level: 0,
     };
     let mut pipelines = Vec::new();
-    // Each and-or list's syntax tree is dropped once converted: the tree and its conversion
-    // are never both whole in memory (a long line touches fewer fresh pages).
+    // Each and-or list's nodes are freed once converted, so a long line's tree and its
+    // conversion do not grow side by side (fewer fresh pages touched).
     for cc in program.complete_commands {
         for item in cc.0 {
             conv.and_or(&item.0, &mut pipelines);
@@ -354,8 +354,7 @@ impl Conv {
 
     fn pipeline(&mut self, p: &ast::Pipeline, out: &mut Vec<Pipeline>) {
         if p.seq.len() == 1 {
-            // A simple command is one stage of one command.
-            let mut stage = Vec::with_capacity(1);
+            let mut stage = Vec::new();
             self.command(&p.seq[0], &mut stage, out);
             if !stage.is_empty() {
                 out.push(Pipeline {
@@ -366,7 +365,7 @@ impl Conv {
         }
         let mut stages = Vec::with_capacity(p.seq.len());
         for cmd in &p.seq {
-            let mut stage = Vec::with_capacity(1);
+            let mut stage = Vec::new();
             let mut inner = Vec::new();
             self.command(cmd, &mut stage, &mut inner);
             stage.extend(inner.into_iter().flat_map(|p| p.stages).flatten());
@@ -381,6 +380,8 @@ impl Conv {
         match c {
             ast::Command::Simple(s) => {
                 let simple = self.simple(s);
+                // Most stages hold this one command: room for one, not `Vec`'s first four.
+                stage.reserve_exact(1);
                 stage.push(simple);
             }
             ast::Command::Compound(cc, redirects) => {
