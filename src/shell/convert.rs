@@ -746,9 +746,11 @@ impl Conv {
 
     /// Expands a word where no field splitting happens (assignments, redirections).
     fn word_joined(&mut self, raw: &str) -> Word {
-        if let Some(w) = plain(raw) {
-            return w;
-        }
+        literal(raw).unwrap_or_else(|| self.word_joined_parsed(raw))
+    }
+
+    /// [`Conv::word_joined`] through brush-parser's word parser.
+    fn word_joined_parsed(&mut self, raw: &str) -> Word {
         match word::parse(raw, &self.opts) {
             Ok(pieces) => {
                 let mut b = Builder::new(true);
@@ -761,10 +763,14 @@ impl Conv {
 
     /// Expands a word into fields, appended to `out`.
     fn word(&mut self, raw: &str, out: &mut Vec<Word>) {
-        if let Some(w) = plain(raw) {
-            out.push(w);
-            return;
+        match literal(raw) {
+            Some(w) => out.push(w),
+            None => self.word_parsed(raw, out),
         }
+    }
+
+    /// [`Conv::word`] through brush-parser's word parser.
+    fn word_parsed(&mut self, raw: &str, out: &mut Vec<Word>) {
         match word::parse(raw, &self.opts) {
             Ok(pieces) => {
                 let mut b = Builder::new(false);
@@ -956,15 +962,61 @@ impl Builder {
     }
 }
 
-/// Returns the word as a literal when it has nothing to expand or unquote.
-fn plain(raw: &str) -> Option<Word> {
-    let special = raw.bytes().any(|b| {
-        matches!(
-            b,
-            b'$' | b'`' | b'\'' | b'"' | b'\\' | b'~' | b'*' | b'?' | b'[' | b'{'
-        )
-    });
-    (!special).then(|| Word::lit(raw))
+/// Returns the word as a literal when it has nothing to expand: plain characters and quotes
+/// with nothing to expand inside (`'…'`, or `"…"` without `$`, backquote or backslash), the
+/// quotes removed. Anything else (an expansion, an escape, an unquoted glob, brace or tilde,
+/// an unclosed quote) is left to brush-parser's word parser, which takes ~9 000 instructions
+/// for a word as short as `"TODO"`; the result is the same (a property test below checks).
+fn literal(raw: &str) -> Option<Word> {
+    let bytes = raw.as_bytes();
+    if bytes.is_empty() {
+        // No field at all, not an empty one (brush never hands over an empty word).
+        return None;
+    }
+    let mut text = String::with_capacity(raw.len());
+    let mut quoted = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        // Every cut below is at an ASCII byte, so on a character boundary.
+        let (close, stops): (u8, &[u8]) = match bytes[i] {
+            b'\'' => (b'\'', b"'"),
+            b'"' => (b'"', b"\"$`\\"),
+            _ => {
+                let end = bytes[i..]
+                    .iter()
+                    .position(|&b| is_special_unquoted(b))
+                    .map_or(bytes.len(), |n| i + n);
+                if end == i {
+                    return None;
+                }
+                text.push_str(&raw[i..end]);
+                i = end;
+                continue;
+            }
+        };
+        let len = bytes[i + 1..].iter().position(|b| stops.contains(b))?;
+        let end = i + 1 + len;
+        if bytes[end] != close {
+            return None;
+        }
+        text.push_str(&raw[i + 1..end]);
+        quoted = true;
+        i = end + 1;
+    }
+    Some(Word {
+        text,
+        literal: true,
+        quoted,
+        subs: Vec::new(),
+    })
+}
+
+/// Bytes that, outside quotes, start a quote, an expansion, an escape or a pattern.
+fn is_special_unquoted(b: u8) -> bool {
+    matches!(
+        b,
+        b'$' | b'`' | b'\'' | b'"' | b'\\' | b'~' | b'*' | b'?' | b'[' | b'{'
+    )
 }
 
 fn unknown(raw: &str) -> Word {
@@ -1087,4 +1139,68 @@ pub fn decode_ansi_c(s: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn conv() -> Conv {
+        Conv {
+            depth: 0,
+            vars: vec![("v".into(), "known".into())],
+            opts: options(),
+            problem: None,
+            procsub_level: 0,
+        }
+    }
+
+    #[test]
+    fn quoted_literals_are_unquoted_without_the_word_parser() {
+        for (raw, text, quoted) in [
+            ("ls", "ls", false),
+            ("''", "", true),
+            ("\"\"", "", true),
+            ("\"pattern3\"", "pattern3", true),
+            ("a'b c'\"d*e\"f", "ab cd*ef", true),
+            ("'$HOME'", "$HOME", true),
+            ("\"{a,b}\"", "{a,b}", true),
+            ("é\"ü\"", "éü", true),
+        ] {
+            let w = literal(raw).unwrap_or_else(|| panic!("{raw:?} is a literal"));
+            assert_eq!((w.text.as_str(), w.quoted, w.literal), (text, quoted, true));
+        }
+        for raw in [
+            "",
+            "\"$HOME\"",
+            "\"a\\\"b\"",
+            "\"`x`\"",
+            "'open",
+            "\"open",
+            "a*",
+            "~/x",
+            "{a,b}",
+            "\\n",
+            "$'x'",
+        ] {
+            assert_eq!(literal(raw), None, "{raw:?}");
+        }
+    }
+
+    proptest! {
+        /// Whatever the shortcut accepts, brush-parser's word parser expands the same way,
+        /// split into fields or joined.
+        #[test]
+        fn the_literal_shortcut_agrees_with_the_word_parser(
+            raw in "[a=/.é ()!@#%^&+,:;<>|}\\]'\"$`\\\\*?\\[{~\n-]{0,12}"
+        ) {
+            if let Some(fast) = literal(&raw) {
+                let mut fields = Vec::new();
+                conv().word_parsed(&raw, &mut fields);
+                prop_assert_eq!(&fields, &vec![fast.clone()], "{:?}", raw);
+                prop_assert_eq!(conv().word_joined_parsed(&raw), fast, "{:?}", raw);
+            }
+        }
+    }
 }
