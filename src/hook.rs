@@ -128,8 +128,9 @@ pub fn run_guarded(bytes: &[u8], ctx: &Ctx) -> Answer {
 }
 
 /// [`run_guarded`] of the payload read from stdin, which it may keep: in a large payload
-/// the largest plain string takes over the buffer instead of being copied
-/// ([`HookInput::parse_owned`]; a 1 MB Write then touches one fresh megabyte, not two).
+/// the first large string takes over the buffer instead of being copied
+/// ([`HookInput::parse_owned`]; a 1 MB Write then touches one fresh megabyte, not two to
+/// four).
 fn run_guarded_owned(bytes: Vec<u8>, ctx: &Ctx) -> Answer {
     // The bytes are gone by the time an answer could panic: the event is noted on parsing.
     let event = std::cell::RefCell::new(None);
