@@ -2,23 +2,20 @@
 //!
 //! serde_json's `Value` owns every string, so a 1 MB Write's content is copied out of the
 //! payload into a fresh megabyte, and a content with escapes (every line of source code
-//! ends in `\n`) is first unescaped into a growing scratch buffer: two or three fresh
-//! megabytes on top of the one read, ~550 more first-touched pages. Here the value is built
-//! by the same rules as `Value`'s own `Deserialize`, except that each value inside the
-//! payload object is first taken as its raw JSON text (`RawValue`, a scan that copies
-//! nothing): a small one is parsed as usual, a large object or array is entered the same
-//! way, and the first string of at least [`ADOPT_MIN_BYTES`] is left empty and noted.
-//! Afterwards that string is unescaped in place, in the payload's own buffer, which is cut
-//! down to it and put in its place. A large string sits inside the payload at some depth
-//! and is scanned once per level (twice for a Write's content), each scan far cheaper than
-//! the pages it saves.
+//! ends in `\n`) is first unescaped into a scratch buffer that grows by doubling: two or
+//! three fresh megabytes on top of the one read, ~550 more first-touched pages. Here the
+//! value is built by the same rules as `Value`'s own `Deserialize`, except for the first
+//! string of at least [`ADOPT_MIN_BYTES`] that is the value of an object key: the key tells
+//! where in the text the value starts, so the string's extent is found there and serde_json
+//! only checks it (`IgnoredAny`, which copies nothing). Afterwards the string is unescaped
+//! where it lies, at the start of the payload's own buffer, which is cut down to it and put
+//! in its place. Whatever is uncertain or broken (a repeated key, an escape a string cannot
+//! hold, a syntax error) goes to the copying parse, which decides in its own words.
 
 use std::cell::Cell;
 use std::fmt;
 
-use serde::Deserialize;
-use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 use super::input::{InputError, payload_text};
@@ -37,16 +34,14 @@ struct Found {
 }
 
 /// What the builder notes while it runs.
-struct State {
-    /// Address of the payload text: a borrowed text's offset is its address minus this.
-    base: usize,
+struct State<'t> {
+    /// The payload text; a borrowed key's offset is its address minus the text's.
+    text: &'t str,
     /// Pre-order index of the next value.
     next: Cell<usize>,
     found: Cell<Option<Found>>,
-    /// A repeated key replaced a value (the pre-order indices may no longer match the tree),
-    /// or a value inside failed to parse (its error would not name its place in the whole
-    /// payload): the copying parse decides.
-    copy: Cell<bool>,
+    /// A repeated key replaced a value: the pre-order indices may no longer match the tree.
+    replaced: Cell<bool>,
 }
 
 /// What [`parse`] made of a payload.
@@ -54,60 +49,58 @@ struct State {
 pub enum Parsed {
     /// The payload's object, its first large string (if any) in the read buffer.
     Object(Map<String, Value>),
-    /// The place of the large string is uncertain, or the payload is broken inside a value:
-    /// parse these bytes the copying way (which also gives the error the plain parse gives).
+    /// Parse these bytes the copying way: the place of the large string is uncertain, or the
+    /// payload is broken (the copying parse then gives the error the plain parse gives).
     Copy(Vec<u8>),
 }
 
 /// Parses a payload into its object; the first large string takes over `bytes`. The errors
-/// are [`HookInput::parse`](super::HookInput::parse)'s, with the bytes handed back.
+/// of [`HookInput::parse`](super::HookInput::parse) that come before JSON (size, UTF-8,
+/// blank) are returned with the bytes; JSON's own are left to the copying parse.
 pub fn parse(bytes: Vec<u8>) -> Result<Parsed, (InputError, Vec<u8>)> {
+    parse_adopting(bytes).map(|(parsed, _)| parsed)
+}
+
+/// [`parse`], and whether a large string took over the buffer.
+fn parse_adopting(bytes: Vec<u8>) -> Result<(Parsed, bool), (InputError, Vec<u8>)> {
     let text = match payload_text(&bytes) {
         Ok(t) => t,
         Err(e) => return Err((e, bytes)),
     };
     let state = State {
-        base: text.as_ptr() as usize,
-        next: Cell::new(1),
+        text,
+        next: Cell::new(0),
         found: Cell::new(None),
-        copy: Cell::new(false),
+        replaced: Cell::new(false),
     };
     let mut de = serde_json::Deserializer::from_str(text);
-    let root = Visit {
-        state: &state,
-        index: 0,
-        raw_values: false,
-    };
-    let built = de.deserialize_any(root).and_then(|v| de.end().map(|()| v));
-    if state.copy.get() {
-        return Ok(Parsed::Copy(bytes));
-    }
-    let mut map = match built {
-        Ok(Value::Object(map)) => map,
-        Ok(_) => return Err((InputError::NotObject, bytes)),
-        Err(e) => return Err((InputError::NotJson(e.to_string()), bytes)),
+    let built = Build { state: &state }
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v));
+    let (Ok(Value::Object(mut map)), false) = (built, state.replaced.get()) else {
+        return Ok((Parsed::Copy(bytes), false));
     };
     let Some(found) = state.found.get() else {
-        return Ok(Parsed::Object(map));
+        return Ok((Parsed::Object(map), false));
     };
     let mut buf = bytes;
     if found.escaped && !unescapes(&buf[found.start..found.end]) {
         // A lone surrogate: serde_json refuses the payload, in its own words.
-        return Ok(Parsed::Copy(buf));
+        return Ok((Parsed::Copy(buf), false));
     }
     // Index 0 is the object itself, never a string.
     let mut n = found.index.saturating_sub(1);
     let Some(slot @ Value::String(_)) = map.values_mut().find_map(|v| nth_mut(v, &mut n)) else {
-        return Ok(Parsed::Copy(buf));
+        return Ok((Parsed::Copy(buf), false));
     };
     let len = if found.escaped {
-        unescape_in_place(&mut buf[found.start..found.end])
+        unescape_to_front(&mut buf, found.start, found.end)
     } else {
+        buf.copy_within(found.start..found.end, 0);
         found.end - found.start
     };
-    buf.truncate(found.start + len);
-    buf.drain(..found.start);
-    // The read left spare capacity (up to the payload's size again): give it back.
+    buf.truncate(len);
+    // The buffer was sized for the whole payload: give the rest back.
     buf.shrink_to_fit();
     // The bytes came from a `&str`, unescaped by JSON's rules, so this holds; `lossy` keeps
     // every byte even if it did not.
@@ -115,7 +108,7 @@ pub fn parse(bytes: Vec<u8>) -> Result<Parsed, (InputError, Vec<u8>)> {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     });
-    Ok(Parsed::Object(map))
+    Ok((Parsed::Object(map), true))
 }
 
 /// Returns the value at pre-order index `*n` (0 is `v` itself; arrays and objects are
@@ -134,81 +127,132 @@ fn nth_mut<'v>(v: &'v mut Value, n: &mut usize) -> Option<&'v mut Value> {
     }
 }
 
-/// Returns how many values `v` holds, itself included (its share of the pre-order indices).
-fn count_values(v: &Value) -> usize {
-    1 + match v {
-        Value::Array(items) => items.iter().map(count_values).sum(),
-        Value::Object(map) => map.values().map(count_values).sum(),
-        _ => 0,
+impl State<'_> {
+    /// Takes the next pre-order index.
+    fn index(&self) -> usize {
+        let index = self.next.get();
+        self.next.set(index + 1);
+        index
+    }
+
+    /// Where a key's value is a string of [`ADOPT_MIN_BYTES`] or more, and the first such:
+    /// its extent between the quotes, found from `after`, the offset just past the key's
+    /// closing quote. serde_json checks the same bytes right after (a string it refuses
+    /// fails the parse), so for the strings this accepts, every backslash starts a
+    /// two-byte escape or a `\uXXXX` whose digits hold no quote, and the first unescaped
+    /// quote ends the string.
+    fn large_string_after(&self, after: usize) -> Option<(usize, usize, bool)> {
+        if self.found.get().is_some() {
+            return None;
+        }
+        let bytes = self.text.as_bytes();
+        let skip_space = |mut i: usize| {
+            while matches!(bytes.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+                i += 1;
+            }
+            i
+        };
+        let colon = skip_space(after);
+        if bytes.get(colon) != Some(&b':') {
+            return None;
+        }
+        let quote = skip_space(colon + 1);
+        if bytes.get(quote) != Some(&b'"') {
+            return None;
+        }
+        let start = quote + 1;
+        let mut at = start;
+        // The first quote after an even run of backslashes (none, or escaped backslashes).
+        let end = loop {
+            let i = at + memchr::memchr(b'"', bytes.get(at..)?)?;
+            let run = bytes[start..i].iter().rev().take_while(|&&b| b == b'\\');
+            if run.count() % 2 == 0 {
+                break i;
+            }
+            at = i + 1;
+        };
+        let escaped = memchr::memchr(b'\\', &bytes[start..end]).is_some();
+        (end - start >= ADOPT_MIN_BYTES).then_some((start, end, escaped))
     }
 }
 
-/// Builds one value of the payload. The payload object and the objects and arrays right in
-/// it (`tool_input`, `tool_response`) are entered as serde_json reads them; the values inside
-/// those are taken as raw text first (`raw`), so that a large string among them is found
-/// before serde_json unescapes it into a buffer of its own.
-#[derive(Clone, Copy)]
-struct Build<'s> {
-    state: &'s State,
-    raw: bool,
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+const BACKSLASHES: u64 = ONES * b'\\' as u64;
+
+/// A high bit for each byte of `word` equal to the byte `each` of `ones_times` stands for,
+/// exact up to the first one (later ones may be false: borrows carry up).
+fn bytes_equal(word: u64, ones_times: u64) -> u64 {
+    let x = word ^ ones_times;
+    x.wrapping_sub(ONES) & !x & HIGHS
 }
 
-impl<'de> DeserializeSeed<'de> for Build<'_> {
+/// Builds one value (and, through nested seeds, everything inside it).
+#[derive(Clone, Copy)]
+struct Build<'s, 't> {
+    state: &'s State<'t>,
+}
+
+impl<'de> DeserializeSeed<'de> for Build<'_, '_> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        let s = self.state;
-        let index = s.next.get();
-        s.next.set(index + 1);
-        if !self.raw {
-            return d.deserialize_any(Visit {
-                state: s,
-                index,
-                raw_values: true,
-            });
-        }
-        let raw = <&'de RawValue>::deserialize(d)?.get();
-        let large = raw.len() >= ADOPT_MIN_BYTES;
-        let value = match raw.as_bytes().first() {
-            Some(b'"') if large && s.found.get().is_none() => {
-                let start = (raw.as_ptr() as usize).wrapping_sub(s.base) + 1;
-                let body = &raw[1..raw.len() - 1];
-                s.found.set(Some(Found {
-                    index,
-                    start,
-                    end: start + body.len(),
-                    escaped: memchr::memchr(b'\\', body.as_bytes()).is_some(),
-                }));
-                return Ok(Value::String(String::new()));
-            }
-            Some(b'{' | b'[') if large => {
-                let mut inner = serde_json::Deserializer::from_str(raw);
-                inner.deserialize_any(Visit {
-                    state: s,
-                    index,
-                    raw_values: true,
-                })
-            }
-            _ => serde_json::from_str::<Value>(raw).inspect(|v| {
-                s.next.set(s.next.get() + count_values(v) - 1);
-            }),
-        };
-        value.map_err(|e| {
-            s.copy.set(true);
-            D::Error::custom(e)
+        self.state.index();
+        d.deserialize_any(Visit { state: self.state })
+    }
+}
+
+/// An object key, and the offset just past its closing quote when serde_json lends it
+/// from the text (it has no escape).
+struct Key {
+    name: String,
+    after: Option<usize>,
+}
+
+/// Reads an object key.
+struct KeySeed<'s, 't> {
+    state: &'s State<'t>,
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_, '_> {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string key")
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Key, E> {
+        Ok(Key {
+            name: v.to_owned(),
+            after: None,
+        })
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key, E> {
+        let text = self.state.text;
+        let start = (v.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+        let inside = start <= text.len() && v.len() < text.len() - start;
+        Ok(Key {
+            name: v.to_owned(),
+            after: inside.then_some(start + v.len() + 1),
         })
     }
 }
 
-/// Visits one value (its pre-order index known); the values of an object or array are built
-/// by [`Build`], raw or not.
-struct Visit<'s> {
-    state: &'s State,
-    index: usize,
-    raw_values: bool,
+/// Visits one value.
+struct Visit<'s, 't> {
+    state: &'s State<'t>,
 }
 
-impl<'de> Visitor<'de> for Visit<'_> {
+impl<'de> Visitor<'de> for Visit<'_, '_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -235,23 +279,6 @@ impl<'de> Visitor<'de> for Visit<'_> {
         Ok(Value::String(v.to_owned()))
     }
 
-    /// A string without escapes, right in the payload object (a large `prompt`): taken over
-    /// as is.
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Value, E> {
-        let s = self.state;
-        if v.len() >= ADOPT_MIN_BYTES && s.found.get().is_none() {
-            let start = (v.as_ptr() as usize).wrapping_sub(s.base);
-            s.found.set(Some(Found {
-                index: self.index,
-                start,
-                end: start + v.len(),
-                escaped: false,
-            }));
-            return Ok(Value::String(String::new()));
-        }
-        Ok(Value::String(v.to_owned()))
-    }
-
     fn visit_string<E>(self, v: String) -> Result<Value, E> {
         Ok(Value::String(v))
     }
@@ -266,25 +293,33 @@ impl<'de> Visitor<'de> for Visit<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        let build = Build {
-            state: self.state,
-            raw: self.raw_values,
-        };
-        while let Some(item) = seq.next_element_seed(build)? {
+        while let Some(item) = seq.next_element_seed(Build { state: self.state })? {
             items.push(item);
         }
         Ok(Value::Array(items))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let s = self.state;
         let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value_seed(Build {
-                state: self.state,
-                raw: self.raw_values,
-            })?;
-            if out.insert(key, value).is_some() {
-                self.state.copy.set(true);
+        while let Some(key) = map.next_key_seed(KeySeed { state: s })? {
+            let large = key.after.and_then(|after| s.large_string_after(after));
+            let value = match large {
+                Some((start, end, escaped)) => {
+                    let index = s.index();
+                    map.next_value::<IgnoredAny>()?;
+                    s.found.set(Some(Found {
+                        index,
+                        start,
+                        end,
+                        escaped,
+                    }));
+                    Value::String(String::new())
+                }
+                None => map.next_value_seed(Build { state: s })?,
+            };
+            if out.insert(key.name, value).is_some() {
+                s.replaced.set(true);
             }
         }
         Ok(Value::Object(out))
@@ -356,24 +391,21 @@ fn unescapes(raw: &[u8]) -> bool {
     true
 }
 
-/// Unescapes a string's raw text where it lies (the text never grows: an escape takes at
-/// least as many bytes as the character it spells) and returns its new length. The escapes
-/// decode ([`unescapes`]); one that did not would be kept as written. Eight bytes at a time
-/// while they hold no backslash: source code has an escape every ~15 bytes, and a call to
-/// find each one cost more than the copying.
-fn unescape_in_place(buf: &mut [u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    const BACKSLASHES: u64 = ONES * b'\\' as u64;
-    let (mut read, mut write) = (0, 0);
+/// Unescapes a string's raw text, `buf[start..end]`, to the front of `buf` and returns its
+/// length. Writing never overtakes reading: it starts behind, and an escape takes at least
+/// as many bytes as the character it spells. The escapes decode ([`unescapes`]); one that
+/// did not would be kept as written. Eight bytes at a time while they hold no backslash:
+/// source code has an escape every ~15 bytes, and a call to find each one cost more than the
+/// copying.
+fn unescape_to_front(buf: &mut [u8], start: usize, end: usize) -> usize {
+    let buf = &mut buf[..end];
+    let (mut read, mut write) = (start, 0);
     while read < buf.len() {
         if let Some(word) = buf
             .get(read..read + 8)
             .and_then(|w| <[u8; 8]>::try_from(w).ok())
         {
-            // A high bit per byte of `word` that is a backslash (exact up to the first one).
-            let x = u64::from_le_bytes(word) ^ BACKSLASHES;
-            let found = x.wrapping_sub(ONES) & !x & HIGHS;
+            let found = bytes_equal(u64::from_le_bytes(word), BACKSLASHES);
             // The bytes before the first backslash, all eight without one.
             let plain = if found == 0 {
                 8
@@ -486,7 +518,16 @@ mod tests {
 
     #[test]
     fn errors_are_the_plain_parses() {
+        use super::super::HookInput;
         let a = big('a');
+        let p = big('p');
+        let deep = |n: usize| {
+            format!(
+                r#"{{"tool_input":{{"x":{}"{a}"{}}}}}"#,
+                r#"{"k":"#.repeat(n),
+                "}".repeat(n)
+            )
+        };
         for text in [
             "{".to_owned(),
             format!("[\"{a}\",]"),
@@ -494,12 +535,61 @@ mod tests {
             " ".repeat(ADOPT_MIN_BYTES),
             json!([{"hook_event_name": "PreToolUse", "x": a}]).to_string(),
             json!(a).to_string(),
+            // Broken inside an object inside the payload, after a large string.
+            format!(r#"{{"pad":"{p}","tool_input":{{"x":[1,]}}}}"#),
+            format!(r#"{{"pad":"{p}","tool_input":{{"x":{{"a":1,}}}}}}"#),
+            format!("{{\"pad\":\"{p}\",\"tool_input\":{{\"x\":\"a\tb\"}}}}"),
+            format!("{{\"pad\":\"{p}\",\"tool_input\":{{\"x\":\"a\nb\"}}}}"),
+            format!(r#"{{"pad":"{p}","tool_input":{{"x":1."#),
+            format!(r#"{{"pad":"{p}","tool_input":{{"x":{{"a":1,"#),
+            // The large string itself broken, or unterminated.
+            format!("{{\"tool_input\":{{\"content\":\"{a}\x01\"}}}}"),
+            format!(r#"{{"tool_input":{{"content":"{a}\q"}}}}"#),
+            format!(r#"{{"tool_input":{{"content":"{a}"#),
+            // Nested past serde_json's recursion limit around a large string.
+            deep(127),
+            deep(20_000),
         ] {
-            let want = super::super::HookInput::parse(text.as_bytes(), None).unwrap_err();
-            let (got, back) = parse(text.clone().into_bytes()).unwrap_err();
-            assert_eq!(got, want);
-            assert_eq!(back, text.as_bytes());
+            let want = HookInput::parse(text.as_bytes(), None).unwrap_err();
+            let got = match parse(text.clone().into_bytes()) {
+                Ok(Parsed::Copy(back)) => {
+                    assert_eq!(back, text.as_bytes());
+                    HookInput::parse(&back, None).unwrap_err()
+                }
+                Ok(Parsed::Object(_)) => panic!("accepted: {}", &text[..60]),
+                Err((e, back)) => {
+                    assert_eq!(back, text.as_bytes());
+                    e
+                }
+            };
+            assert_eq!(got, want, "{}", &text[..60]);
+            let owned = HookInput::parse_owned(text.clone().into_bytes(), None).unwrap_err();
+            assert_eq!(owned, (want, text.into_bytes()));
         }
+        // Nested within the limit, the large string is still taken over.
+        let text = deep(100);
+        let want: Value = serde_json::from_str(&text).unwrap();
+        let Ok((Parsed::Object(map), true)) = parse_adopting(text.into_bytes()) else {
+            panic!("not adopted");
+        };
+        assert_eq!(Value::Object(map), want);
+    }
+
+    /// A key serde_json gives a meaning of its own when built with `raw_value` (oath is not)
+    /// is an ordinary key here, as in the plain parse.
+    #[test]
+    fn no_key_is_special() {
+        let a = big('a');
+        let text = format!(
+            r#"{{"tool_input":{{"$serde_json::private::RawValue":"{{\"command\":\"ls\"}}","content":"{a}"}}}}"#
+        );
+        both(&text);
+        let map = object(parse(text.into_bytes()).unwrap());
+        assert!(
+            map["tool_input"]
+                .get("$serde_json::private::RawValue")
+                .is_some()
+        );
     }
 
     /// Source code's escapes, and every other kind, are undone where the string lies: the
@@ -516,7 +606,7 @@ mod tests {
         ] {
             let text = format!(r#"{{"tool_input":{{"file_path":"/x","content":"{body}"}},"n":1}}"#);
             let want: Value = serde_json::from_str(&text).unwrap();
-            let Ok(Parsed::Object(map)) = parse(text.clone().into_bytes()) else {
+            let Ok((Parsed::Object(map), true)) = parse_adopting(text.clone().into_bytes()) else {
                 panic!("not adopted: {}", &body[..40]);
             };
             assert_eq!(Value::Object(map), want, "{}", &body[..40]);
@@ -563,11 +653,11 @@ mod tests {
             let a = big('a');
             let body: String = pieces.concat();
             let body = if at_end { format!("{a}{body}") } else { format!("{body}{a}") };
-            let text = format!(r#"{{"k":["{body}",1]}}"#);
+            let text = format!(r#"{{"k":{{"c":"{body}"}},"n":[1]}}"#);
             match serde_json::from_str::<Value>(&text) {
                 Ok(want) => {
-                    let got = parse(text.into_bytes()).map_err(|(e, _)| e).unwrap();
-                    prop_assert!(matches!(got, Parsed::Object(_)));
+                    let (got, adopted) = parse_adopting(text.into_bytes()).map_err(|(e, _)| e).unwrap();
+                    prop_assert!(adopted);
                     prop_assert_eq!(Value::Object(object(got)), want);
                 }
                 Err(_) => {

@@ -282,6 +282,9 @@ fn parse_unguarded(src: &str, depth: usize) -> Script {
         procsub_level: 0,
     };
     let mut pipelines = Vec::new();
+    // The tree is left to the process's exit when it fits the budget; otherwise each and-or
+    // list's nodes are freed once converted, so a long line's tree and its conversion do not
+    // grow side by side (fewer fresh pages touched).
     let leave = leave_to_exit(src.len());
     for cc in program.complete_commands {
         for item in cc.0 {
@@ -289,8 +292,6 @@ fn parse_unguarded(src: &str, depth: usize) -> Script {
             if leave {
                 std::mem::forget(item);
             }
-            // Otherwise each and-or list's nodes are freed once converted, so a long line's
-            // tree and its conversion do not grow side by side (fewer fresh pages touched).
         }
     }
     Script {
@@ -306,10 +307,17 @@ fn parse_unguarded(src: &str, depth: usize) -> Script {
 /// transcript) leaves this way: a tree takes ~100 bytes per byte of source, so ~2 MiB at most.
 const LEAVE_TO_EXIT_BYTES: usize = 16 * 1024;
 
-/// Whether the trees of `len` more source bytes fit in [`LEAVE_TO_EXIT_BYTES`] (taking them).
+/// Whether the trees of `len` more source bytes fit in [`LEAVE_TO_EXIT_BYTES`] (taking them
+/// if so: a line too long to fit leaves the budget to shorter ones).
 fn leave_to_exit(len: usize) -> bool {
-    static LEFT: AtomicUsize = AtomicUsize::new(0);
-    LEFT.fetch_add(len, Ordering::Relaxed).saturating_add(len) <= LEAVE_TO_EXIT_BYTES
+    static TAKEN: AtomicUsize = AtomicUsize::new(0);
+    TAKEN
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |taken| {
+            taken
+                .checked_add(len)
+                .filter(|&sum| sum <= LEAVE_TO_EXIT_BYTES)
+        })
+        .is_ok()
 }
 
 /// The text of a simple command: brush's rendering (its words as written, one space apart,
@@ -1209,9 +1217,10 @@ mod tests {
     #[test]
     fn trees_left_to_exit_stay_within_the_budget() {
         assert!(!leave_to_exit(LEAVE_TO_EXIT_BYTES + 1));
+        assert!(!leave_to_exit(usize::MAX));
         // Other tests of this process take from the same budget: it runs out all the same.
         assert!((0..=LEAVE_TO_EXIT_BYTES / 1024).any(|_| !leave_to_exit(1024)));
-        assert!(!leave_to_exit(1));
+        assert!(!leave_to_exit(1024));
     }
 
     proptest! {
