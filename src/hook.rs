@@ -407,8 +407,16 @@ mod tests {
             "tool_input": {"file_path": "/etc/passwd", "content": content}})
         .to_string();
         let broken = format!("{{\"hook_event_name\":\"PreToolUse\",\"x\":\"{content}");
+        // Source code: escapes on every line, a secret to redact, a character beyond ASCII.
+        let code =
+            "fn main() {\n\tlet key = \"AKIAIOSFODNN7EXAMPLE\"; // \u{1F600}\n}\n".repeat(4000);
+        let edit = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
+            "tool_name": "Write", "tool_use_id": "t",
+            "tool_input": {"file_path": "src/main.rs", "content": code}})
+        .to_string();
         for payload in [
             write.as_bytes(),
+            edit.as_bytes(),
             broken.as_bytes(),
             b"{\"hook_event_name\":\"Stop\"}",
         ] {
