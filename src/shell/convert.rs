@@ -311,11 +311,14 @@ const LEAVE_TO_EXIT_BYTES: usize = 16 * 1024;
 /// if so: a line too long to fit leaves the budget to shorter ones).
 fn leave_to_exit(len: usize) -> bool {
     static TAKEN: AtomicUsize = AtomicUsize::new(0);
-    TAKEN
-        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |taken| {
-            taken
-                .checked_add(len)
-                .filter(|&sum| sum <= LEAVE_TO_EXIT_BYTES)
+    take_within(&TAKEN, len, LEAVE_TO_EXIT_BYTES)
+}
+
+/// Adds `len` to `taken` when the sum stays within `budget`; returns whether it did.
+fn take_within(taken: &AtomicUsize, len: usize, budget: usize) -> bool {
+    taken
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
+            t.checked_add(len).filter(|&sum| sum <= budget)
         })
         .is_ok()
 }
@@ -1216,11 +1219,16 @@ mod tests {
 
     #[test]
     fn trees_left_to_exit_stay_within_the_budget() {
+        let taken = AtomicUsize::new(0);
+        assert!(take_within(&taken, 600, 1000));
+        // Too long to fit: refused, and the budget is left to shorter lines.
+        assert!(!take_within(&taken, 401, 1000));
+        assert!(!take_within(&taken, usize::MAX, 1000));
+        assert!(take_within(&taken, 400, 1000));
+        assert!(!take_within(&taken, 1, 1000));
+        assert_eq!(taken.into_inner(), 1000);
+        // The process-wide budget: a line over it is never left.
         assert!(!leave_to_exit(LEAVE_TO_EXIT_BYTES + 1));
-        assert!(!leave_to_exit(usize::MAX));
-        // Other tests of this process take from the same budget: it runs out all the same.
-        assert!((0..=LEAVE_TO_EXIT_BYTES / 1024).any(|_| !leave_to_exit(1024)));
-        assert!(!leave_to_exit(1024));
     }
 
     proptest! {
