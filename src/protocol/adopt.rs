@@ -3,19 +3,25 @@
 //! serde_json's `Value` owns every string, so a 1 MB Write's content is copied out of the
 //! payload into a fresh megabyte, and a content with escapes (every line of source code
 //! ends in `\n`) is first unescaped into a scratch buffer that grows by doubling: two or
-//! three fresh megabytes on top of the one read, ~550 more first-touched pages. Here the
-//! value is built by the same rules as `Value`'s own `Deserialize`, except for the first
-//! string of at least [`ADOPT_MIN_BYTES`] that is the value of an object key: the key tells
-//! where in the text the value starts, so the string's extent is found there and serde_json
-//! only checks it (`IgnoredAny`, which copies nothing). Afterwards the string is unescaped
-//! where it lies, at the start of the payload's own buffer, which is cut down to it and put
-//! in its place. Whatever is uncertain or broken (a repeated key, an escape a string cannot
-//! hold, a syntax error) goes to the copying parse, which decides in its own words.
+//! three fresh megabytes on top of the one read. Here the first string of at least
+//! [`ADOPT_MIN_BYTES`] that is the value of an object key is found and checked by JSON's
+//! string rules in one pass ([`large_value`]); serde_json parses the rest of the payload,
+//! with an empty string in its place (the skeleton), by the same rules as `Value`'s own
+//! `Deserialize`; then the string is unescaped where it lies, at the start of the payload's
+//! own buffer, which is cut down to it and put in the empty string's place. serde_json never
+//! reads the megabyte: its check of source code cost as much as the unescaping. Whatever is
+//! uncertain or broken (a repeated key, a string JSON refuses, a syntax error) goes to the
+//! copying parse, which decides in its own words.
+//!
+//! The payload is JSON if and only if the skeleton and the string are: up to the string's
+//! opening quote they are the same text, and JSON tells a string's quotes from the rest by
+//! the quotes and backslashes alone, so where serde_json accepts that text it sees the
+//! string open where [`large_value`] did.
 
 use std::cell::Cell;
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 use super::input::{InputError, payload_text};
@@ -23,23 +29,25 @@ use super::input::{InputError, payload_text};
 /// Strings shorter than this are copied: adopting only pays for large ones.
 pub const ADOPT_MIN_BYTES: usize = 64 * 1024;
 
-/// The string chosen to take over the buffer: its place in the value (pre-order index), the
-/// bytes between its quotes in the payload, and whether they hold escapes.
+/// The string chosen to take over the buffer: the bytes between its quotes in the payload,
+/// and whether they hold escapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Found {
-    index: usize,
     start: usize,
     end: usize,
     escaped: bool,
 }
 
-/// What the builder notes while it runs.
+/// What the builder notes while it parses the skeleton.
 struct State<'t> {
-    /// The payload text; a borrowed key's offset is its address minus the text's.
+    /// The skeleton; a borrowed key's offset is its address minus the text's.
     text: &'t str,
+    /// Offset in the skeleton of the empty string standing for the large one.
+    target: usize,
     /// Pre-order index of the next value.
     next: Cell<usize>,
-    found: Cell<Option<Found>>,
+    /// Pre-order index of the value at `target`, once met.
+    index: Cell<Option<usize>>,
     /// A repeated key replaced a value: the pre-order indices may no longer match the tree.
     replaced: Cell<bool>,
 }
@@ -49,8 +57,9 @@ struct State<'t> {
 pub enum Parsed {
     /// The payload's object, its first large string (if any) in the read buffer.
     Object(Map<String, Value>),
-    /// Parse these bytes the copying way: the place of the large string is uncertain, or the
-    /// payload is broken (the copying parse then gives the error the plain parse gives).
+    /// Parse these bytes the copying way: there is no large string, its place is uncertain,
+    /// or the payload is broken (the copying parse then gives the error the plain parse
+    /// gives).
     Copy(Vec<u8>),
 }
 
@@ -67,32 +76,32 @@ fn parse_adopting(bytes: Vec<u8>) -> Result<(Parsed, bool), (InputError, Vec<u8>
         Ok(t) => t,
         Err(e) => return Err((e, bytes)),
     };
+    let Some(found) = large_value(text) else {
+        return Ok((Parsed::Copy(bytes), false));
+    };
+    let skeleton = [&text[..found.start], &text[found.end..]].concat();
     let state = State {
-        text,
+        text: &skeleton,
+        target: found.start - 1,
         next: Cell::new(0),
-        found: Cell::new(None),
+        index: Cell::new(None),
         replaced: Cell::new(false),
     };
-    let mut de = serde_json::Deserializer::from_str(text);
+    let mut de = serde_json::Deserializer::from_str(&skeleton);
     let built = Build { state: &state }
         .deserialize(&mut de)
         .and_then(|v| de.end().map(|()| v));
-    let (Ok(Value::Object(mut map)), false) = (built, state.replaced.get()) else {
+    let (Ok(Value::Object(mut map)), false, Some(index)) =
+        (built, state.replaced.get(), state.index.get())
+    else {
         return Ok((Parsed::Copy(bytes), false));
     };
-    let Some(found) = state.found.get() else {
-        return Ok((Parsed::Object(map), false));
+    // Index 0 is the object itself, never a string.
+    let mut n = index.saturating_sub(1);
+    let Some(slot @ Value::String(_)) = map.values_mut().find_map(|v| nth_mut(v, &mut n)) else {
+        return Ok((Parsed::Copy(bytes), false));
     };
     let mut buf = bytes;
-    if found.escaped && !unescapes(&buf[found.start..found.end]) {
-        // A lone surrogate: serde_json refuses the payload, in its own words.
-        return Ok((Parsed::Copy(buf), false));
-    }
-    // Index 0 is the object itself, never a string.
-    let mut n = found.index.saturating_sub(1);
-    let Some(slot @ Value::String(_)) = map.values_mut().find_map(|v| nth_mut(v, &mut n)) else {
-        return Ok((Parsed::Copy(buf), false));
-    };
     let len = if found.escaped {
         unescape_to_front(&mut buf, found.start, found.end)
     } else {
@@ -109,6 +118,102 @@ fn parse_adopting(bytes: Vec<u8>) -> Result<(Parsed, bool), (InputError, Vec<u8>
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     });
     Ok((Parsed::Object(map), true))
+}
+
+/// The first string of at least [`ADOPT_MIN_BYTES`] that is the value of an object key
+/// (a colon before its opening quote), if it and every string before it hold to JSON's
+/// rules ([`string_end`]). Outside strings JSON has no quotes, so the next quote opens the
+/// next string; the text between strings is left to serde_json.
+fn large_value(text: &str) -> Option<Found> {
+    let b = text.as_bytes();
+    let mut at = 0;
+    loop {
+        let open = at + memchr::memchr(b'"', b.get(at..)?)?;
+        let start = open + 1;
+        let (end, escaped) = string_end(b, start)?;
+        let after_colon = b[..open]
+            .iter()
+            .rev()
+            .find(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+            == Some(&b':');
+        if end - start >= ADOPT_MIN_BYTES && after_colon {
+            return Some(Found {
+                start,
+                end,
+                escaped,
+            });
+        }
+        at = end + 1;
+    }
+}
+
+/// The offset of the quote that closes the string whose text starts at `start` (just past
+/// its opening quote), and whether the string holds escapes; `None` where JSON refuses it:
+/// a control character, an escape JSON lacks, a lone surrogate (serde_json's rules), or no
+/// closing quote. The text is valid UTF-8 already. Eight bytes at a time while they hold
+/// nothing to look at: source code has an escape every ~15 bytes.
+fn string_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
+    let (mut i, mut escaped) = (start, false);
+    loop {
+        let mut plain_words = 0;
+        while let Some(word) = b.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            let found = specials_in(u64::from_le_bytes(word));
+            if found != 0 {
+                i += found.trailing_zeros() as usize / 8;
+                break;
+            }
+            i += 8;
+            plain_words += 1;
+            if plain_words == 4 {
+                // A long plain run (a file without escapes): 32 bytes at a time.
+                while let Some(chunk) = b.get(i..i + 32) {
+                    let word = |k: usize| {
+                        u64::from_le_bytes(chunk[k..k + 8].try_into().unwrap_or_default())
+                    };
+                    let any = specials_in(word(0))
+                        | specials_in(word(8))
+                        | specials_in(word(16))
+                        | specials_in(word(24));
+                    if any != 0 {
+                        break;
+                    }
+                    i += 32;
+                }
+            }
+        }
+        match *b.get(i)? {
+            b'"' => return Some((i, escaped)),
+            b'\\' => {
+                i += decode_escape(&b[i..])?.1;
+                escaped = true;
+            }
+            0..0x20 => return None,
+            _ => i += 1,
+        }
+    }
+}
+
+/// The high bit of each byte of `word` (eight bytes, little-endian) equal to `byte`: exact
+/// up to the first one, which is all its callers use (past it, a borrow can raise a false
+/// one).
+fn bytes_equal(word: u64, byte: u8) -> u64 {
+    let x = word ^ (ONES * u64::from(byte));
+    x.wrapping_sub(ONES) & !x & HIGHS
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `word` that a string's scan must look at: a quote, a
+/// backslash or a control character. Exact up to the first, as [`bytes_equal`]: each of the
+/// three tests is, so the first raised by any of them is a true one.
+fn specials_in(word: u64) -> u64 {
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    let quote = quote.wrapping_sub(ONES) & !quote;
+    let backslash = backslash.wrapping_sub(ONES) & !backslash;
+    (control | quote | backslash) & HIGHS
 }
 
 /// Returns the value at pre-order index `*n` (0 is `v` itself; arrays and objects are
@@ -135,16 +240,9 @@ impl State<'_> {
         index
     }
 
-    /// Where a key's value is a string of [`ADOPT_MIN_BYTES`] or more, and the first such:
-    /// its extent between the quotes, found from `after`, the offset just past the key's
-    /// closing quote. serde_json checks the same bytes right after (a string it refuses
-    /// fails the parse), so for the strings this accepts, every backslash starts a
-    /// two-byte escape or a `\uXXXX` whose digits hold no quote, and the first unescaped
-    /// quote ends the string.
-    fn large_string_after(&self, after: usize) -> Option<(usize, usize, bool)> {
-        if self.found.get().is_some() {
-            return None;
-        }
+    /// Whether the value of a key starts at the target: `after` is the offset just past the
+    /// key's closing quote.
+    fn value_at_target(&self, after: usize) -> bool {
         let bytes = self.text.as_bytes();
         let skip_space = |mut i: usize| {
             while matches!(bytes.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -153,31 +251,7 @@ impl State<'_> {
             i
         };
         let colon = skip_space(after);
-        if bytes.get(colon) != Some(&b':') {
-            return None;
-        }
-        let quote = skip_space(colon + 1);
-        if bytes.get(quote) != Some(&b'"') {
-            return None;
-        }
-        let start = quote + 1;
-        let mut at = start;
-        // The first quote after an even run of backslashes (none, or escaped backslashes).
-        let end = loop {
-            let i = at + memchr::memchr(b'"', bytes.get(at..)?)?;
-            let run = bytes[start..i].iter().rev().take_while(|&&b| b == b'\\');
-            if run.count() % 2 == 0 {
-                break i;
-            }
-            at = i + 1;
-        };
-        (end - start >= ADOPT_MIN_BYTES).then(|| {
-            (
-                start,
-                end,
-                memchr::memchr(b'\\', &bytes[start..end]).is_some(),
-            )
-        })
+        bytes.get(colon) == Some(&b':') && skip_space(colon + 1) == self.target
     }
 }
 
@@ -297,21 +371,10 @@ impl<'de> Visitor<'de> for Visit<'_, '_> {
         let s = self.state;
         let mut out = Map::new();
         while let Some(key) = map.next_key_seed(KeySeed { state: s })? {
-            let large = key.after.and_then(|after| s.large_string_after(after));
-            let value = match large {
-                Some((start, end, escaped)) => {
-                    let index = s.index();
-                    map.next_value::<IgnoredAny>()?;
-                    s.found.set(Some(Found {
-                        index,
-                        start,
-                        end,
-                        escaped,
-                    }));
-                    Value::String(String::new())
-                }
-                None => map.next_value_seed(Build { state: s })?,
-            };
+            if key.after.is_some_and(|after| s.value_at_target(after)) {
+                s.index.set(Some(s.next.get()));
+            }
+            let value = map.next_value_seed(Build { state: s })?;
             if out.insert(key.name, value).is_some() {
                 s.replaced.set(true);
             }
@@ -320,9 +383,9 @@ impl<'de> Visitor<'de> for Visit<'_, '_> {
     }
 }
 
-/// Decodes the escape at the start of `esc` (a backslash, as serde_json has checked):
-/// the character and the bytes it took, or `None` where serde_json refuses it (a lone
-/// surrogate, which JSON's `\u` escapes can spell but a string cannot hold).
+/// Decodes the escape at the start of `esc` (a backslash): the character and the bytes it
+/// took, or `None` where serde_json refuses it: an escape JSON lacks, `\u` without four hex
+/// digits, a lone surrogate (which JSON's `\u` escapes can spell but a string cannot hold).
 fn decode_escape(esc: &[u8]) -> Option<(char, usize)> {
     let hex4 = |at: usize| {
         let digits = esc.get(at..at + 4)?;
@@ -369,35 +432,9 @@ const SIMPLE_ESCAPES: [u8; 256] = {
     t
 };
 
-/// Whether every escape in a string's raw text decodes (see [`decode_escape`]). Only `\u`
-/// escapes can fail, and source code rarely holds one: without, no pass is needed.
-fn unescapes(raw: &[u8]) -> bool {
-    if memchr::memmem::find(raw, b"\\u").is_none() {
-        return true;
-    }
-    let mut at = 0;
-    while let Some(n) = memchr::memchr(b'\\', &raw[at..]) {
-        match decode_escape(&raw[at + n..]) {
-            Some((_, used)) => at += n + used,
-            None => return false,
-        }
-    }
-    true
-}
-
-/// The high bit of each byte of `word` (eight bytes, little-endian) that is a backslash:
-/// exact up to the first one, which is all its callers use (past it, a borrow can raise a
-/// false one).
-fn backslashes_in(word: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let x = word ^ (ONES * u64::from(b'\\'));
-    x.wrapping_sub(ONES) & !x & HIGHS
-}
-
 /// Unescapes a string's raw text, `buf[start..end]`, to the front of `buf` and returns its
 /// length. Writing never overtakes reading: it starts behind, and an escape takes at least
-/// as many bytes as the character it spells. The escapes decode ([`unescapes`]); one that
+/// as many bytes as the character it spells. The escapes decode ([`string_end`]); one that
 /// did not would be kept as written. Eight bytes at a time while they hold no backslash:
 /// source code has an escape every ~15 bytes, and a call to find each one cost more than the
 /// copying.
@@ -409,7 +446,7 @@ fn unescape_to_front(buf: &mut [u8], start: usize, end: usize) -> usize {
             .get(read..read + 8)
             .and_then(|w| <[u8; 8]>::try_from(w).ok())
         {
-            let found = backslashes_in(u64::from_le_bytes(word));
+            let found = bytes_equal(u64::from_le_bytes(word), b'\\');
             // The bytes before the first backslash, all eight without one.
             let plain = if found == 0 {
                 8
@@ -506,6 +543,25 @@ mod tests {
                 Ok(Parsed::Copy(_))
             ));
             both(&text);
+        }
+    }
+
+    /// A large key or array element is passed over: the first large value of a key is
+    /// taken over.
+    #[test]
+    fn only_values_of_keys_are_taken_over() {
+        let a = big('a');
+        let b = big('b');
+        for text in [
+            format!(r#"{{"x":["{a}"],"c":"{b}"}}"#),
+            format!(r#"{{"{a}":1,"c" : "{b}"}}"#),
+            format!(r#"{{"x":["s", "{a}" ,{{"c":"{b}"}}]}}"#),
+        ] {
+            let want: Value = serde_json::from_str(&text).unwrap();
+            let Ok((Parsed::Object(map), true)) = parse_adopting(text.clone().into_bytes()) else {
+                panic!("not adopted: {}", &text[..20]);
+            };
+            assert_eq!(Value::Object(map), want);
         }
     }
 
@@ -641,6 +697,46 @@ mod tests {
         }
     }
 
+    /// A string read from its opening quote by serde_json: where it ends and whether it
+    /// has escapes, or `None` where serde_json refuses it.
+    fn serde_string_end(text: &str) -> Option<(usize, bool)> {
+        let mut items = serde_json::Deserializer::from_str(text).into_iter::<String>();
+        items.next()?.ok()?;
+        let end = items.byte_offset() - 1;
+        Some((end, text[..end].contains('\\')))
+    }
+
+    #[test]
+    fn string_ends_as_serde_json_reads_it() {
+        let long = "x".repeat(70);
+        for body in [
+            "\"",
+            "abc\"",
+            "\\\\\"",
+            "a\\\"b\"",
+            "\\u00e9\\ud83d\\ude00\"",
+            "\\ud83d\"",
+            "\\u12\"",
+            "\\u12G4\"",
+            "\\x\"",
+            "a\tb\"",
+            "\u{1f}\"",
+            "\u{7f}é\"",
+            "no end",
+            "no end\\",
+            &format!("{long}\u{1}{long}\""),
+            &format!("{long}\\n{long}\""),
+            &format!("{long}{long}\""),
+        ] {
+            let text = format!("\"{body}");
+            assert_eq!(
+                string_end(text.as_bytes(), 1),
+                serde_string_end(&text),
+                "{body:?}"
+            );
+        }
+    }
+
     proptest! {
         /// Large strings of any characters and escapes, valid or not, parse as `Value`
         /// parses them, or go to the copying parse where it fails.
@@ -671,6 +767,24 @@ mod tests {
                     prop_assert!(matches!(got, Parsed::Copy(ref b) if *b == text.as_bytes()));
                 }
             }
+        }
+
+        /// Plain runs of every length between the bytes a scan must stop at, wherever
+        /// they fall in the eight- and thirty-two-byte steps.
+        #[test]
+        fn string_end_matches_serde_json(
+            pieces in proptest::collection::vec(
+                (0usize..80, prop_oneof![
+                    Just("\""), Just("\\n"), Just("\\\""), Just("\\u00e9"), Just("\\ud800"),
+                    Just("\\q"), Just("\u{1}"), Just("\n"), Just("\u{1f}"), Just("é"),
+                    Just("\u{7f}"), Just(" "),
+                ]),
+                0..8,
+            ),
+        ) {
+            let body: String = pieces.iter().map(|(n, s)| format!("{}{s}", "y".repeat(*n))).collect();
+            let text = format!("\"{body}");
+            prop_assert_eq!(string_end(text.as_bytes(), 1), serde_string_end(&text));
         }
 
         /// Any value, with large strings among small ones, parses to what `Value` parses.
