@@ -5,6 +5,7 @@
 //! state dir (`~/.local/state/oath`), in one folder per project named from the root's last
 //! component and a hash of its full path. Git is read from `.git` directly (no subprocess).
 
+use std::cell::OnceCell;
 use std::path::{Component, Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -84,13 +85,25 @@ impl Env {
 }
 
 /// A project and the paths oath uses for it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Project {
     /// The project root.
     pub root: PathBuf,
     /// oath's state folder for this project (outside the project).
     pub state_dir: PathBuf,
+    /// The 3-strike folder, once asked for: a hook asks three times, and each answer reads
+    /// git's HEAD.
+    plan_dir: OnceCell<PathBuf>,
 }
+
+/// Two values for the same project are equal whether or not either has read HEAD yet.
+impl PartialEq for Project {
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root && self.state_dir == other.state_dir
+    }
+}
+
+impl Eq for Project {}
 
 impl Project {
     /// Resolves the project for a hook payload's `cwd` (or the process cwd).
@@ -109,7 +122,11 @@ impl Project {
     /// Returns the project rooted at `root`.
     pub fn at(env: &Env, root: PathBuf) -> Self {
         let state_dir = env.state_root().join("projects").join(project_key(&root));
-        Self { root, state_dir }
+        Self {
+            root,
+            state_dir,
+            plan_dir: OnceCell::new(),
+        }
     }
 
     /// Returns the trust scores file.
@@ -149,11 +166,16 @@ impl Project {
     }
 
     /// Returns the folder of the 3-strike error log for the current branch:
-    /// `.plan/{branch}/` in the project.
+    /// `.plan/{branch}/` in the project. The branch is read once per value: a hook's
+    /// lifetime.
     pub fn plan_dir(&self) -> PathBuf {
-        self.root
-            .join(".plan")
-            .join(branch_folder(&git_head(&self.root)))
+        self.plan_dir
+            .get_or_init(|| {
+                self.root
+                    .join(".plan")
+                    .join(branch_folder(&git_head(&self.root)))
+            })
+            .clone()
     }
 }
 
@@ -231,18 +253,19 @@ pub enum Head {
 /// Reads `HEAD` of the repository at `root` (handles `.git` files of worktrees).
 pub fn git_head(root: &Path) -> Head {
     let dot_git = root.join(".git");
-    let git_dir = if dot_git.is_dir() {
-        dot_git
-    } else if let Ok(Some(text)) = crate::state::read_text_file(&dot_git, 64 * 1024) {
-        match text.trim().strip_prefix("gitdir:") {
-            Some(d) => {
-                let d = PathBuf::from(d.trim());
-                if d.is_absolute() { d } else { root.join(d) }
-            }
-            None => return Head::NoGit,
-        }
-    } else {
-        return Head::NoGit;
+    let git_dir = match std::fs::metadata(&dot_git) {
+        Ok(m) if m.is_dir() => dot_git,
+        Ok(_) => match crate::state::read_text_file(&dot_git, 64 * 1024) {
+            Ok(Some(text)) => match text.trim().strip_prefix("gitdir:") {
+                Some(d) => {
+                    let d = PathBuf::from(d.trim());
+                    if d.is_absolute() { d } else { root.join(d) }
+                }
+                None => return Head::NoGit,
+            },
+            _ => return Head::NoGit,
+        },
+        Err(_) => return Head::NoGit,
     };
     match crate::state::read_text_file(&git_dir.join("HEAD"), 64 * 1024) {
         Ok(Some(head)) => {
@@ -340,5 +363,53 @@ mod tests {
         let plain = dir.path().join("plain");
         fs::create_dir_all(&plain).unwrap();
         assert_eq!(git_head(&plain), Head::NoGit);
+    }
+
+    #[test]
+    fn git_head_reads_repositories_and_worktrees() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let gitdir = d.join("main.git");
+        fs::create_dir_all(&gitdir).unwrap();
+        fs::write(gitdir.join("HEAD"), "ref: refs/heads/wt\n").unwrap();
+        let repo = |name: &str, dot_git: Option<&str>, head: Option<&str>| {
+            let root = d.join(name);
+            fs::create_dir_all(&root).unwrap();
+            if let Some(text) = dot_git {
+                fs::write(root.join(".git"), text).unwrap();
+            }
+            if let Some(text) = head {
+                fs::create_dir_all(root.join(".git")).unwrap();
+                fs::write(root.join(".git/HEAD"), text).unwrap();
+            }
+            root
+        };
+        let abs = format!("gitdir: {}\n", gitdir.display());
+        for (root, want) in [
+            (
+                repo("branch", None, Some("ref: refs/heads/main\n")),
+                Head::Branch("main".into()),
+            ),
+            (
+                repo("detached", None, Some("0123abcd\n")),
+                Head::Detached("0123abcd".into()),
+            ),
+            (repo("empty-head", None, Some("\n")), Head::NoGit),
+            (
+                repo("worktree", Some(&abs), None),
+                Head::Branch("wt".into()),
+            ),
+            (
+                repo("relative", Some("gitdir: ../main.git"), None),
+                Head::Branch("wt".into()),
+            ),
+            (
+                repo("not-gitdir", Some("something else"), None),
+                Head::NoGit,
+            ),
+            (repo("none", None, None), Head::NoGit),
+        ] {
+            assert_eq!(git_head(&root), want, "{}", root.display());
+        }
     }
 }
