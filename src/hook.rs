@@ -135,7 +135,7 @@ pub fn run_guarded(bytes: &[u8], ctx: &Ctx) -> Answer {
 }
 
 /// [`run_guarded`] of the payload read from stdin, which it may keep: in a large payload
-/// the first large string takes over the buffer instead of being copied
+/// the first large value of a key takes over the buffer instead of being copied
 /// ([`HookInput::parse_owned`]; a 1 MB Write then touches one fresh megabyte, not two to
 /// four).
 fn run_guarded_owned(bytes: Vec<u8>, ctx: &Ctx) -> Answer {

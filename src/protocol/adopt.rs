@@ -5,13 +5,13 @@
 //! ends in `\n`) is first unescaped into a scratch buffer that grows by doubling: two or
 //! three fresh megabytes on top of the one read. Here the first string of at least
 //! [`ADOPT_MIN_BYTES`] that is the value of an object key is found and checked by JSON's
-//! string rules in one pass ([`large_value`]); serde_json parses the rest of the payload,
-//! with an empty string in its place (the skeleton), by the same rules as `Value`'s own
-//! `Deserialize`; then the string is unescaped where it lies, at the start of the payload's
-//! own buffer, which is cut down to it and put in the empty string's place. serde_json never
-//! reads the megabyte: its check of source code cost as much as the unescaping. Whatever is
-//! uncertain or broken (a repeated key, a string JSON refuses, a syntax error) goes to the
-//! copying parse, which decides in its own words.
+//! string rules in one pass ([`large_value`]); if it is most of the payload, serde_json
+//! parses the rest, with an empty string in its place (the skeleton), by the same rules as
+//! `Value`'s own `Deserialize`; then the string is unescaped where it lies, at the start of
+//! the payload's own buffer, which is cut down to it and put in the empty string's place.
+//! serde_json never reads the megabyte: its check of source code cost as much as the
+//! unescaping. Whatever is uncertain or broken (a repeated key, a string JSON refuses, a
+//! syntax error) goes to the copying parse, which decides in its own words.
 //!
 //! The payload is JSON if and only if the skeleton and the string are: up to the string's
 //! opening quote they are the same text, and JSON tells a string's quotes from the rest by
@@ -55,7 +55,7 @@ struct State<'t> {
 /// What [`parse`] made of a payload.
 #[derive(Debug)]
 pub enum Parsed {
-    /// The payload's object, its first large string (if any) in the read buffer.
+    /// The payload's object, its first large value of a key in the read buffer.
     Object(Map<String, Value>),
     /// Parse these bytes the copying way: there is no large string, its place is uncertain,
     /// or the payload is broken (the copying parse then gives the error the plain parse
@@ -67,18 +67,18 @@ pub enum Parsed {
 /// of [`HookInput::parse`](super::HookInput::parse) that come before JSON (size, UTF-8,
 /// blank) are returned with the bytes; JSON's own are left to the copying parse.
 pub fn parse(bytes: Vec<u8>) -> Result<Parsed, (InputError, Vec<u8>)> {
-    parse_adopting(bytes).map(|(parsed, _)| parsed)
-}
-
-/// [`parse`], and whether a large string took over the buffer.
-fn parse_adopting(bytes: Vec<u8>) -> Result<(Parsed, bool), (InputError, Vec<u8>)> {
     let text = match payload_text(&bytes) {
         Ok(t) => t,
         Err(e) => return Err((e, bytes)),
     };
     let Some(found) = large_value(text) else {
-        return Ok((Parsed::Copy(bytes), false));
+        return Ok(Parsed::Copy(bytes));
     };
+    let len = found.end - found.start;
+    if text.len() - len > len {
+        // Most of the payload is elsewhere: the skeleton would copy more than adopting saves.
+        return Ok(Parsed::Copy(bytes));
+    }
     let skeleton = [&text[..found.start], &text[found.end..]].concat();
     let state = State {
         text: &skeleton,
@@ -94,12 +94,12 @@ fn parse_adopting(bytes: Vec<u8>) -> Result<(Parsed, bool), (InputError, Vec<u8>
     let (Ok(Value::Object(mut map)), false, Some(index)) =
         (built, state.replaced.get(), state.index.get())
     else {
-        return Ok((Parsed::Copy(bytes), false));
+        return Ok(Parsed::Copy(bytes));
     };
     // Index 0 is the object itself, never a string.
     let mut n = index.saturating_sub(1);
     let Some(slot @ Value::String(_)) = map.values_mut().find_map(|v| nth_mut(v, &mut n)) else {
-        return Ok((Parsed::Copy(bytes), false));
+        return Ok(Parsed::Copy(bytes));
     };
     let mut buf = bytes;
     let len = if found.escaped {
@@ -111,13 +111,13 @@ fn parse_adopting(bytes: Vec<u8>) -> Result<(Parsed, bool), (InputError, Vec<u8>
     buf.truncate(len);
     // The buffer was sized for the whole payload: give the rest back.
     buf.shrink_to_fit();
-    // The bytes came from a `&str`, unescaped by JSON's rules, so this holds; `lossy` keeps
-    // every byte even if it did not.
+    // The bytes came from a `&str`, unescaped by JSON's rules, so they are UTF-8; were they
+    // not, `from_utf8_lossy` would mark the bad bytes rather than fail the hook.
     *slot = Value::String(match String::from_utf8(buf) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     });
-    Ok((Parsed::Object(map), true))
+    Ok(Parsed::Object(map))
 }
 
 /// The first string of at least [`ADOPT_MIN_BYTES`] that is the value of an object key
@@ -151,7 +151,8 @@ fn large_value(text: &str) -> Option<Found> {
 /// its opening quote), and whether the string holds escapes; `None` where JSON refuses it:
 /// a control character, an escape JSON lacks, a lone surrogate (serde_json's rules), or no
 /// closing quote. The text is valid UTF-8 already. Eight bytes at a time while they hold
-/// nothing to look at: source code has an escape every ~15 bytes.
+/// nothing to look at (source code has an escape every ~15 bytes), thirty-two once a run of
+/// four words held nothing (a file without escapes).
 fn string_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
     let (mut i, mut escaped) = (start, false);
     loop {
@@ -551,17 +552,37 @@ mod tests {
     #[test]
     fn only_values_of_keys_are_taken_over() {
         let a = big('a');
-        let b = big('b');
+        // Most of the payload, or it would not be taken over (below).
+        let b = "b".repeat(3 * ADOPT_MIN_BYTES);
         for text in [
             format!(r#"{{"x":["{a}"],"c":"{b}"}}"#),
             format!(r#"{{"{a}":1,"c" : "{b}"}}"#),
             format!(r#"{{"x":["s", "{a}" ,{{"c":"{b}"}}]}}"#),
         ] {
             let want: Value = serde_json::from_str(&text).unwrap();
-            let Ok((Parsed::Object(map), true)) = parse_adopting(text.clone().into_bytes()) else {
+            let Ok(Parsed::Object(map)) = parse(text.clone().into_bytes()) else {
                 panic!("not adopted: {}", &text[..20]);
             };
             assert_eq!(Value::Object(map), want);
+        }
+    }
+
+    /// A large string that is not most of the payload is copied: adopting it would copy the
+    /// rest into the skeleton.
+    #[test]
+    fn strings_that_are_not_most_of_the_payload_are_copied() {
+        let a = big('a');
+        let rest = "r".repeat(ADOPT_MIN_BYTES + 10);
+        for (text, adopted) in [
+            (format!(r#"{{"c":"{a}","rest":["{rest}"]}}"#), false),
+            (format!(r#"{{"c":"{a}{a}","rest":["{rest}"]}}"#), true),
+        ] {
+            let got = parse(text.clone().into_bytes()).unwrap();
+            assert_eq!(matches!(got, Parsed::Object(_)), adopted);
+            assert_eq!(
+                Value::Object(object(got)),
+                serde_json::from_str::<Value>(&text).unwrap()
+            );
         }
     }
 
@@ -631,7 +652,7 @@ mod tests {
         // Nested within the limit, the large string is still taken over.
         let text = deep(100);
         let want: Value = serde_json::from_str(&text).unwrap();
-        let Ok((Parsed::Object(map), true)) = parse_adopting(text.into_bytes()) else {
+        let Ok(Parsed::Object(map)) = parse(text.into_bytes()) else {
             panic!("not adopted");
         };
         assert_eq!(Value::Object(map), want);
@@ -668,7 +689,7 @@ mod tests {
         ] {
             let text = format!(r#"{{"tool_input":{{"file_path":"/x","content":"{body}"}},"n":1}}"#);
             let want: Value = serde_json::from_str(&text).unwrap();
-            let Ok((Parsed::Object(map), true)) = parse_adopting(text.clone().into_bytes()) else {
+            let Ok(Parsed::Object(map)) = parse(text.clone().into_bytes()) else {
                 panic!("not adopted: {}", &body[..40]);
             };
             assert_eq!(Value::Object(map), want, "{}", &body[..40]);
@@ -758,9 +779,11 @@ mod tests {
             let text = format!(r#"{{"k":{{"c":"{body}"}},"n":[1]}}"#);
             match serde_json::from_str::<Value>(&text) {
                 Ok(want) => {
-                    let (got, adopted) = parse_adopting(text.into_bytes()).map_err(|(e, _)| e).unwrap();
-                    prop_assert!(adopted);
-                    prop_assert_eq!(Value::Object(object(got)), want);
+                    let got = parse(text.into_bytes()).map_err(|(e, _)| e).unwrap();
+                    let Parsed::Object(map) = got else {
+                        return Err(TestCaseError::fail("not adopted"));
+                    };
+                    prop_assert_eq!(Value::Object(map), want);
                 }
                 Err(_) => {
                     let got = parse(text.clone().into_bytes()).map_err(|(e, _)| e).unwrap();

@@ -178,9 +178,10 @@ impl HookInput {
     }
 
     /// [`HookInput::parse`] of a payload it may keep: in a large payload, the first string of
-    /// 64 KiB or more (a Write's content) is unescaped where it lies and takes over the
-    /// payload's buffer instead of being copied out of it (`src/protocol/adopt.rs`). The same
-    /// value either way; on an error the bytes are handed back with it.
+    /// 64 KiB or more (as written, escapes included) that is the value of a key (a Write's
+    /// content) is unescaped where it lies and takes over the payload's buffer instead of
+    /// being copied out of it (`src/protocol/adopt.rs`). The same value either way; on an
+    /// error the bytes are handed back with it.
     pub fn parse_owned(
         bytes: Vec<u8>,
         event_hint: Option<&str>,
