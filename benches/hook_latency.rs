@@ -312,13 +312,17 @@ fn measure(label: &str, cases: &[Case], env: &Env) -> Vec<NoOps> {
     noops
 }
 
-/// Median in milliseconds of `RUNS` in-process runs of `f`.
-fn in_process_ms(mut f: impl FnMut()) -> f64 {
+/// Median in milliseconds of `RUNS` in-process runs of `f`, each on a fresh `input()`; making
+/// the input and dropping the result are not timed.
+fn in_process_ms<T, R>(mut input: impl FnMut() -> T, mut f: impl FnMut(T) -> R) -> f64 {
     let times = (0..RUNS)
         .map(|_| {
+            let input = input();
             let start = Instant::now();
-            f();
-            start.elapsed()
+            let out = f(input);
+            let took = start.elapsed();
+            drop(std::hint::black_box(out));
+            took
         })
         .collect();
     stats(times).0
@@ -344,30 +348,23 @@ fn floors(cases: &[Case], noops: &[NoOps]) {
     println!("|---|---|---|---|---|---|---|");
     for (case, noop) in cases.iter().zip(noops).filter(|(c, _)| c.pre_tool_use) {
         // The copy oath parses is made outside the timing: oath reads into its own buffer.
-        let json = stats(
-            (0..RUNS)
-                .map(|_| {
-                    let bytes = case.payload.clone();
-                    let start = Instant::now();
-                    let parsed = oath::protocol::HookInput::parse_owned(bytes, None);
-                    let took = start.elapsed();
-                    std::hint::black_box(parsed.is_ok());
-                    took
-                })
-                .collect(),
-        )
-        .0;
+        let json = in_process_ms(
+            || case.payload.clone(),
+            |bytes| oath::protocol::HookInput::parse_owned(bytes, None),
+        );
         let value: serde_json::Value = serde_json::from_slice(&case.payload).expect("payload");
         let command = value["tool_input"]["command"]
             .as_str()
             .filter(|_| value["tool_name"] == "Bash");
         let parse = command.map(|command| {
             let options = brush_parser::ParserOptions::default();
-            in_process_ms(|| {
-                let mut parser =
-                    brush_parser::Parser::new(std::io::Cursor::new(command.as_bytes()), &options);
-                std::hint::black_box(parser.parse_program().is_ok());
-            })
+            in_process_ms(
+                || (),
+                |()| {
+                    brush_parser::Parser::new(std::io::Cursor::new(command.as_bytes()), &options)
+                        .parse_program()
+                },
+            )
         });
         let floor = noop.cat_ms + json + parse.unwrap_or(0.0);
         let ratio = floor / noop.true_ms;

@@ -96,15 +96,6 @@ pub struct Project {
     plan_dir: OnceCell<PathBuf>,
 }
 
-/// Two values for the same project are equal whether or not either has read HEAD yet.
-impl PartialEq for Project {
-    fn eq(&self, other: &Self) -> bool {
-        self.root == other.root && self.state_dir == other.state_dir
-    }
-}
-
-impl Eq for Project {}
-
 impl Project {
     /// Resolves the project for a hook payload's `cwd` (or the process cwd).
     pub fn resolve(env: &Env, cwd: Option<&Path>) -> Self {

@@ -131,11 +131,7 @@ fn large_value(text: &str) -> Option<Found> {
         let open = at + memchr::memchr(b'"', b.get(at..)?)?;
         let start = open + 1;
         let (end, escaped) = string_end(b, start)?;
-        let after_colon = b[..open]
-            .iter()
-            .rev()
-            .find(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
-            == Some(&b':');
+        let after_colon = b[..open].iter().rev().find(|&&c| !is_json_space(c)) == Some(&b':');
         if end - start >= ADOPT_MIN_BYTES && after_colon {
             return Some(Found {
                 start,
@@ -145,6 +141,11 @@ fn large_value(text: &str) -> Option<Found> {
         }
         at = end + 1;
     }
+}
+
+/// JSON's whitespace (not `u8::is_ascii_whitespace`, which adds the form feed).
+fn is_json_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 /// The offset of the quote that closes the string whose text starts at `start` (just past
@@ -246,7 +247,7 @@ impl State<'_> {
     fn value_at_target(&self, after: usize) -> bool {
         let bytes = self.text.as_bytes();
         let skip_space = |mut i: usize| {
-            while matches!(bytes.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            while bytes.get(i).is_some_and(|&c| is_json_space(c)) {
                 i += 1;
             }
             i
