@@ -66,13 +66,8 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
     let ctx = Ctx::from_process(event_hint);
     let stdin = io::stdin();
     widen_pipe(&stdin);
-    let mut bytes = Vec::with_capacity(pending_bytes(&stdin).min(MAX_PAYLOAD_BYTES) + 1);
-    let read = stdin
-        .lock()
-        .take(MAX_PAYLOAD_BYTES as u64 + 1)
-        .read_to_end(&mut bytes);
-    let answer = match read {
-        Ok(_) => run_guarded_owned(bytes, &ctx),
+    let answer = match read_payload(&stdin) {
+        Ok(bytes) => run_guarded_owned(bytes, &ctx),
         Err(e) => bad_input(
             ctx.event_hint.as_deref(),
             &format!("cannot read stdin: {e}"),
@@ -95,6 +90,30 @@ const PIPE_BYTES: usize = 1 << 20;
 #[cfg(any(target_os = "linux", target_os = "android"))]
 fn widen_pipe(stdin: &io::Stdin) {
     let _ = rustix::pipe::fcntl_setpipe_size(stdin, PIPE_BYTES);
+}
+
+/// Address space a payload gets at once when it outgrows its first buffer: pages cost nothing
+/// until the read writes them, and the buffer then stays where it is while a large payload
+/// arrives. Grown by doubling instead, it moves at each step, which copies what was read into
+/// fresh pages wherever the allocator cannot remap them (dlmalloc, the musl build's allocator).
+const LARGE_PAYLOAD_BYTES: usize = 8 << 20;
+
+/// The first buffer holds what is already waiting, and at least a typical payload.
+const FIRST_BUFFER_BYTES: usize = 16 << 10;
+
+/// Reads stdin up to one byte past [`MAX_PAYLOAD_BYTES`] (the parse reports the excess).
+fn read_payload(stdin: &io::Stdin) -> io::Result<Vec<u8>> {
+    let first = pending_bytes(stdin)
+        .saturating_add(1)
+        .clamp(FIRST_BUFFER_BYTES, MAX_PAYLOAD_BYTES + 1);
+    let mut bytes = Vec::with_capacity(first);
+    let mut input = stdin.lock().take(MAX_PAYLOAD_BYTES as u64 + 1);
+    (&mut input).take(first as u64).read_to_end(&mut bytes)?;
+    if bytes.len() == first {
+        bytes.reserve(LARGE_PAYLOAD_BYTES);
+        input.read_to_end(&mut bytes)?;
+    }
+    Ok(bytes)
 }
 
 /// Bytes already waiting on stdin (`FIONREAD`; 0 when unknown): the read buffer starts at

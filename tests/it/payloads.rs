@@ -313,6 +313,46 @@ fn deeply_nested_json_is_a_clean_error_not_a_stack_overflow() {
     assert!(!run.stderr.contains("bad hook input"), "{}", run.stderr);
 }
 
+/// Payloads around the sizes where `oath hook` changes how it reads stdin (its first 16 KiB
+/// buffer, the 64 KiB a pipe holds by default, the 8 MiB it then reserves) arrive whole: the
+/// audit names the BLAKE3 digest of every byte of the content.
+#[test]
+fn payloads_around_the_read_buffer_sizes_arrive_whole() {
+    let env = TestEnv::new();
+    for (i, total) in [
+        16 << 10,
+        (16 << 10) + 1,
+        (64 << 10) + 1,
+        (8 << 20) + (16 << 10) + 1,
+    ]
+    .into_iter()
+    .flat_map(|n| [n - 1, n])
+    .enumerate()
+    {
+        let session = format!("size{i}");
+        let payload = |content: &str| {
+            json!({"hook_event_name":"PreToolUse","session_id": session,"tool_name":"Write",
+                "tool_use_id":"t1","tool_input":{"file_path":"notes.txt","content": content}})
+            .to_string()
+        };
+        let bare = payload("").len();
+        let content: String = (0..total - bare)
+            .map(|k| (b'a' + (k % 26) as u8) as char)
+            .collect();
+        let bytes = payload(&content);
+        assert_eq!(bytes.len(), total);
+        let run = env.hook_raw(bytes.as_bytes(), None);
+        check_run(&run, Some("PreToolUse"), &format!("{total} bytes"));
+        let audit = std::fs::read_to_string(env.audit_file(&session)).unwrap();
+        let digest = blake3::hash(content.as_bytes()).to_hex();
+        assert!(
+            audit.contains(&format!("blake3 {digest}")),
+            "{total} bytes: {}",
+            clip(&audit)
+        );
+    }
+}
+
 #[test]
 fn huge_payloads_under_the_cap_are_handled_and_over_the_cap_refused() {
     let env = TestEnv::new();
