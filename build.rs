@@ -32,8 +32,9 @@ fn main() {
 /// functions a recorded session and the benchmark's cases ran): they then share a few 64 KiB
 /// windows of the executable instead of being spread over its 7 MiB, and a hook maps 18–24
 /// fewer pages (each a page fault, several microseconds on a virtual machine; ADR 0014). Only
-/// on `x86_64-unknown-linux-gnu` and only when a probe program links with the option (rust-lld,
-/// the default linker of official Rust 1.90+ builds, knows it; GNU ld, gold and mold do not),
+/// on x86-64 Linux (glibc or musl) and only when a probe program links with the option
+/// (rust-lld, the default linker of official Rust 1.90+ builds for glibc and the one
+/// `.cargo/config.toml` names for musl, knows it; GNU ld, gold and mold do not),
 /// so another linker, configured or default, gets nothing. A name that is not found is
 /// skipped. `OATH_LINK_ORDER=0` links in the default order.
 fn link_hot_functions_first(var: &dyn Fn(&str) -> String) {
@@ -46,10 +47,13 @@ fn link_hot_functions_first(var: &dyn Fn(&str) -> String) {
         "CARGO_BUILD_RUSTFLAGS",
         "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER",
         "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS",
+        "CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_LINKER",
+        "CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS",
     ] {
         println!("cargo:rerun-if-env-changed={name}");
     }
-    if var("TARGET") != "x86_64-unknown-linux-gnu"
+    let targets = ["x86_64-unknown-linux-gnu", "x86_64-unknown-linux-musl"];
+    if !targets.contains(&var("TARGET").as_str())
         || var("OATH_LINK_ORDER") == "0"
         || !std::path::Path::new(&order).exists()
     {

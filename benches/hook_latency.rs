@@ -11,8 +11,10 @@
 //!
 //! The binary measured is the one `cargo build --release` makes (built first if needed; see
 //! [`oath_bin`] for why not the one `cargo bench` builds).
-//! `OATH_BENCH_BIN=/path/to/oath` measures another build of the same code, e.g. the dynamically
-//! linked one of the README's performance section (`RUSTFLAGS= cargo build --release`).
+//! `OATH_BENCH_TARGET=x86_64-unknown-linux-musl` measures the musl build instead (`cargo build
+//! --release --target …`; docs/adr/0015-musl-build.md). `OATH_BENCH_BIN=/path/to/oath` measures
+//! any other build of the same code, e.g. the dynamically linked one of the README's performance
+//! section (`RUSTFLAGS= cargo build --release`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -38,16 +40,21 @@ fn oath_bin() -> &'static str {
     })
 }
 
-/// Runs `cargo build --release --bin oath` and returns the executable it reports.
+/// Runs `cargo build --release --bin oath` (for `OATH_BENCH_TARGET` when set) and returns the
+/// executable it reports.
 fn release_bin() -> Result<String, String> {
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--release",
-            "--bin",
-            "oath",
-            "--message-format=json",
-        ])
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo.args([
+        "build",
+        "--release",
+        "--bin",
+        "oath",
+        "--message-format=json",
+    ]);
+    if let Some(target) = std::env::var_os("OATH_BENCH_TARGET").filter(|t| !t.is_empty()) {
+        cargo.arg("--target").arg(target);
+    }
+    let out = cargo
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stderr(Stdio::inherit())
         .output()
