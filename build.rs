@@ -59,13 +59,23 @@ fn link_hot_functions_first(var: &dyn Fn(&str) -> String) {
     {
         return;
     }
-    // Two arguments, not `-Wl,…`: a comma in the path would split it.
-    let args = [
-        "-Xlinker".to_owned(),
+    // Through a C compiler: two arguments each, not `-Wl,…` (a comma in the path would split
+    // it). Straight to rust-lld (the musl build's `linker-flavor=ld.lld`): the options alone.
+    let direct = var("CARGO_ENCODED_RUSTFLAGS")
+        .split('\x1f')
+        .any(|f| f == "linker-flavor=ld.lld" || f == "-Clinker-flavor=ld.lld");
+    let options = [
         format!("--symbol-ordering-file={order}"),
-        "-Xlinker".to_owned(),
         "--no-warn-symbol-ordering".to_owned(),
     ];
+    let args: Vec<String> = if direct {
+        options.to_vec()
+    } else {
+        options
+            .into_iter()
+            .flat_map(|o| ["-Xlinker".to_owned(), o])
+            .collect()
+    };
     if links_with(var, &args) {
         for arg in args {
             println!("cargo:rustc-link-arg-bins={arg}");

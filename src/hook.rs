@@ -66,7 +66,7 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
     let ctx = Ctx::from_process(event_hint);
     let stdin = io::stdin();
     widen_pipe(&stdin);
-    let answer = match read_payload(&stdin) {
+    let answer = match read_payload(stdin.lock(), pending_bytes(&stdin)) {
         Ok(bytes) => run_guarded_owned(bytes, &ctx),
         Err(e) => bad_input(
             ctx.event_hint.as_deref(),
@@ -101,15 +101,16 @@ const LARGE_PAYLOAD_BYTES: usize = 8 << 20;
 /// The first buffer holds what is already waiting, and at least a typical payload.
 const FIRST_BUFFER_BYTES: usize = 16 << 10;
 
-/// Reads stdin up to one byte past [`MAX_PAYLOAD_BYTES`] (the parse reports the excess).
-fn read_payload(stdin: &io::Stdin) -> io::Result<Vec<u8>> {
-    let first = pending_bytes(stdin)
+/// Reads a payload up to one byte past [`MAX_PAYLOAD_BYTES`] (the parse reports the excess),
+/// `pending` being the bytes already waiting (0 when unknown).
+fn read_payload(input: impl Read, pending: usize) -> io::Result<Vec<u8>> {
+    let first = pending
         .saturating_add(1)
         .clamp(FIRST_BUFFER_BYTES, MAX_PAYLOAD_BYTES + 1);
     let mut bytes = Vec::with_capacity(first);
-    let mut input = stdin.lock().take(MAX_PAYLOAD_BYTES as u64 + 1);
+    let mut input = input.take(MAX_PAYLOAD_BYTES as u64 + 1);
     (&mut input).take(first as u64).read_to_end(&mut bytes)?;
-    if bytes.len() == first {
+    if bytes.len() == first && input.limit() > 0 {
         bytes.reserve(LARGE_PAYLOAD_BYTES);
         input.read_to_end(&mut bytes)?;
     }
@@ -375,6 +376,60 @@ fn internal_error(event: Option<&str>, message: &str, on_error: OnError) -> Answ
 
 #[cfg(test)]
 mod tests {
+    /// A reader that hands out at most `step` bytes a call, as a pipe does.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.data.len().min(buf.len()).min(self.step);
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn payloads_are_read_whole_up_to_one_byte_past_the_cap() {
+        let cap = MAX_PAYLOAD_BYTES;
+        let data: Vec<u8> = (0..cap + 2).map(|i| (i % 251) as u8).collect();
+        let first = FIRST_BUFFER_BYTES;
+        for len in [
+            0,
+            1,
+            first - 1,
+            first,
+            first + 1,
+            100_000,
+            cap,
+            cap + 1,
+            cap + 2,
+        ] {
+            let want = len.min(cap + 1);
+            for pending in [0, len / 2, len.saturating_sub(1), len, len + 1, cap + 5] {
+                let steps: &[usize] = if len > 100_000 {
+                    &[65_536, usize::MAX]
+                } else {
+                    &[7, 65_536, usize::MAX]
+                };
+                for &step in steps {
+                    let input = Trickle {
+                        data: &data[..len],
+                        step,
+                    };
+                    let got = read_payload(input, pending).unwrap();
+                    assert_eq!(got.len(), want, "len {len}, pending {pending}, step {step}");
+                    assert!(
+                        got == data[..want],
+                        "len {len}, pending {pending}, step {step}"
+                    );
+                }
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -313,20 +313,22 @@ fn deeply_nested_json_is_a_clean_error_not_a_stack_overflow() {
     assert!(!run.stderr.contains("bad hook input"), "{}", run.stderr);
 }
 
-/// Payloads around the sizes where `oath hook` changes how it reads stdin (its first 16 KiB
-/// buffer, the 64 KiB a pipe holds by default, the 8 MiB it then reserves) arrive whole: the
-/// audit names the BLAKE3 digest of every byte of the content.
+/// Payloads around the sizes where `oath hook` may change how it reads stdin (a 16 KiB first
+/// buffer, the 64 KiB a pipe holds by default, an 8 MiB reserve) arrive whole through the
+/// binary's pipe: the audit names the BLAKE3 digest of every byte of the content. Which branch
+/// a run takes depends on what the writer had sent when oath asked (`FIONREAD`); the
+/// boundaries themselves are unit-tested with `read_payload` in src/hook.rs.
 #[test]
 fn payloads_around_the_read_buffer_sizes_arrive_whole() {
     let env = TestEnv::new();
     for (i, total) in [
+        (16 << 10) - 1,
         16 << 10,
         (16 << 10) + 1,
         (64 << 10) + 1,
         (8 << 20) + (16 << 10) + 1,
     ]
     .into_iter()
-    .flat_map(|n| [n - 1, n])
     .enumerate()
     {
         let session = format!("size{i}");
