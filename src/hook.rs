@@ -376,6 +376,8 @@ fn internal_error(event: Option<&str>, message: &str, on_error: OnError) -> Answ
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     /// A reader that hands out at most `step` bytes a call, as a pipe does.
     struct Trickle<'a> {
         data: &'a [u8],
@@ -429,8 +431,6 @@ mod tests {
             }
         }
     }
-
-    use super::*;
 
     #[test]
     fn event_name_is_found_in_broken_payloads() {
