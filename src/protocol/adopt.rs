@@ -23,6 +23,7 @@ use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
+use wide::u8x16;
 
 use super::input::{InputError, payload_text};
 
@@ -151,42 +152,38 @@ fn is_json_space(c: u8) -> bool {
 /// The offset of the quote that closes the string whose text starts at `start` (just past
 /// its opening quote), and whether the string holds escapes; `None` where JSON refuses it:
 /// a control character, an escape JSON lacks, a lone surrogate (serde_json's rules), or no
-/// closing quote. The text is valid UTF-8 already. Eight bytes at a time while they hold
-/// nothing to look at (source code has an escape every ~15 bytes), thirty-two once a run of
-/// four words held nothing (a file without escapes).
+/// closing quote. The text is valid UTF-8 already. A block of [`BLOCK`] bytes at a time: its
+/// [`Stops`] say where the bytes to look at are, and the scan goes from one to the next
+/// without looking at the plain bytes between (source code has an escape every ~15 bytes).
 fn string_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
     let (mut i, mut escaped) = (start, false);
-    loop {
-        let mut plain_words = 0;
-        while let Some(word) = b.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
-            let found = specials_in(u64::from_le_bytes(word));
-            if found != 0 {
-                i += found.trailing_zeros() as usize / 8;
-                break;
-            }
-            i += 8;
-            plain_words += 1;
-            if plain_words == 4 {
-                // A long plain run (a file without escapes): 32 bytes at a time.
-                while let Some(chunk) = b.get(i..i + 32) {
-                    let word = |k: usize| {
-                        u64::from_le_bytes(chunk[k..k + 8].try_into().unwrap_or_default())
-                    };
-                    let any = specials_in(word(0))
-                        | specials_in(word(8))
-                        | specials_in(word(16))
-                        | specials_in(word(24));
-                    if any != 0 {
-                        break;
+    'blocks: while let Some(block) = b.get(i..i + BLOCK) {
+        let mut stops = Stops::of(block).any;
+        let base = i;
+        while stops != 0 {
+            let at = base + stops.trailing_zeros() as usize;
+            match b[at] {
+                b'"' => return Some((at, escaped)),
+                b'\\' => {
+                    let next = at + escape_len(&b[at..])?;
+                    escaped = true;
+                    if next >= base + BLOCK {
+                        i = next;
+                        continue 'blocks;
                     }
-                    i += 32;
+                    stops &= u64::MAX << (next - base);
                 }
+                _ => return None,
             }
         }
+        i = base + BLOCK;
+    }
+    // The last bytes, fewer than a block.
+    loop {
         match *b.get(i)? {
             b'"' => return Some((i, escaped)),
             b'\\' => {
-                i += decode_escape(&b[i..])?.1;
+                i += escape_len(&b[i..])?;
                 escaped = true;
             }
             0..0x20 => return None,
@@ -195,27 +192,46 @@ fn string_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
     }
 }
 
-/// The high bit of each byte of `word` (eight bytes, little-endian) equal to `byte`: exact
-/// up to the first one, which is all its callers use (past it, a borrow can raise a false
-/// one).
-fn bytes_equal(word: u64, byte: u8) -> u64 {
-    let x = word ^ (ONES * u64::from(byte));
-    x.wrapping_sub(ONES) & !x & HIGHS
+/// Bytes a scan classifies at once: four 16-byte vectors.
+const BLOCK: usize = 64;
+
+/// Where a block's bytes that a string's scan stops at are: bit `i` stands for byte `i`.
+struct Stops {
+    /// Backslashes.
+    backslash: u64,
+    /// Backslashes, quotes and control characters.
+    any: u64,
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
+impl Stops {
+    /// Classifies the first [`BLOCK`] bytes of `block` (which has at least that many) with
+    /// 16-byte vector compares (SSE2 on x86-64, NEON on AArch64, plain code elsewhere).
+    #[inline(always)]
+    fn of(block: &[u8]) -> Self {
+        let (mut backslash, mut any) = (0, 0);
+        for (k, chunk) in block[..BLOCK].chunks_exact(16).enumerate() {
+            let mut bytes = [0u8; 16];
+            bytes.copy_from_slice(chunk);
+            let v = u8x16::new(bytes);
+            let bits = |m: u8x16| u64::from(m.to_bitmask()) << (16 * k);
+            let b = bits(v.simd_eq(u8x16::splat(b'\\')));
+            let quote = bits(v.simd_eq(u8x16::splat(b'"')));
+            // At most 0x1f: a control character.
+            let control = bits(v.max(u8x16::splat(0x1f)).simd_eq(u8x16::splat(0x1f)));
+            backslash |= b;
+            any |= b | quote | control;
+        }
+        Self { backslash, any }
+    }
+}
 
-/// The high bit of each byte of `word` that a string's scan must look at: a quote, a
-/// backslash or a control character. Exact up to the first, as [`bytes_equal`]: each of the
-/// three tests is, so the first raised by any of them is a true one.
-fn specials_in(word: u64) -> u64 {
-    let control = word.wrapping_sub(ONES * 0x20) & !word;
-    let quote = word ^ (ONES * u64::from(b'"'));
-    let backslash = word ^ (ONES * u64::from(b'\\'));
-    let quote = quote.wrapping_sub(ONES) & !quote;
-    let backslash = backslash.wrapping_sub(ONES) & !backslash;
-    (control | quote | backslash) & HIGHS
+/// The bytes the escape at the start of `esc` (a backslash) takes, `None` where serde_json
+/// refuses it ([`decode_escape`], without its call for the one-character escapes).
+fn escape_len(esc: &[u8]) -> Option<usize> {
+    if SIMPLE_ESCAPES[usize::from(*esc.get(1)?)] != 0 {
+        return Some(2);
+    }
+    decode_escape(esc).map(|(_, used)| used)
 }
 
 /// Returns the value at pre-order index `*n` (0 is `v` itself; arrays and objects are
@@ -437,58 +453,71 @@ const SIMPLE_ESCAPES: [u8; 256] = {
 /// Unescapes a string's raw text, `buf[start..end]`, to the front of `buf` and returns its
 /// length. Writing never overtakes reading: it starts behind, and an escape takes at least
 /// as many bytes as the character it spells. The escapes decode ([`string_end`]); one that
-/// did not would be kept as written. Eight bytes at a time while they hold no backslash:
-/// source code has an escape every ~15 bytes, and a call to find each one cost more than the
-/// copying.
+/// did not would be kept as written.
+///
+/// A block at a time, read into a copy first (with 16 bytes past it), so that writes into the
+/// block cannot change what is read: the plain run before each backslash is written with
+/// 16-byte stores once writing is 16 bytes or more behind reading (the bytes a store writes
+/// past the run are then still to be overwritten), and with a copy of its exact length before.
 fn unescape_to_front(buf: &mut [u8], start: usize, end: usize) -> usize {
     let buf = &mut buf[..end];
     let (mut read, mut write) = (start, 0);
-    while read < buf.len() {
-        if let Some(word) = buf
-            .get(read..read + 8)
-            .and_then(|w| <[u8; 8]>::try_from(w).ok())
-        {
-            let found = bytes_equal(u64::from_le_bytes(word), b'\\');
-            // The bytes before the first backslash, all eight without one.
-            let plain = if found == 0 {
-                8
+    while read + BLOCK + 16 <= buf.len() {
+        let mut block = [0u8; BLOCK + 16];
+        block.copy_from_slice(&buf[read..read + BLOCK + 16]);
+        let mut backslashes = Stops::of(&block).backslash;
+        // Offset in `block` of the next byte to read.
+        let mut at = 0;
+        loop {
+            let stop = if backslashes == 0 {
+                BLOCK
             } else {
-                found.trailing_zeros() as usize / 8
+                backslashes.trailing_zeros() as usize
             };
-            if write == read || read - write >= 8 {
-                // One store: the bytes it writes past `plain` are then the same or already
-                // read (a shorter copy is a call).
-                buf[write..write + 8].copy_from_slice(&word);
+            let run = stop - at;
+            if read + at - write >= 16 {
+                for k in (0..run).step_by(16) {
+                    buf[write + k..write + k + 16].copy_from_slice(&block[at + k..at + k + 16]);
+                }
             } else {
-                buf[write..write + plain].copy_from_slice(&word[..plain]);
+                buf[write..write + run].copy_from_slice(&block[at..stop]);
             }
-            read += plain;
-            write += plain;
-            if found == 0 {
-                continue;
+            write += run;
+            if backslashes == 0 {
+                at = BLOCK;
+                break;
             }
-        } else if buf[read] != b'\\' {
+            // The escape's bytes are in the copy: it ends at most 12 bytes past the block.
+            match SIMPLE_ESCAPES[usize::from(block[stop + 1])] {
+                0 => {
+                    let (c, used) = decode_escape(&block[stop..]).unwrap_or(('\\', 1));
+                    write += c.encode_utf8(&mut buf[write..write + c.len_utf8()]).len();
+                    at = stop + used;
+                }
+                b => {
+                    buf[write] = b;
+                    write += 1;
+                    at = stop + 2;
+                }
+            }
+            if at >= BLOCK {
+                break;
+            }
+            backslashes &= u64::MAX << at;
+        }
+        read += at;
+    }
+    // The last bytes, fewer than a block and its margin.
+    while read < buf.len() {
+        if buf[read] != b'\\' {
             buf[write] = buf[read];
             read += 1;
             write += 1;
             continue;
         }
-        // A one-character escape without the call (4 % of a 1 MB Write of source code).
-        if let Some(&b) = buf
-            .get(read + 1)
-            .and_then(|&e| SIMPLE_ESCAPES.get(usize::from(e)))
-            && b != 0
-        {
-            buf[write] = b;
-            read += 2;
-            write += 1;
-            continue;
-        }
         let (c, used) = decode_escape(&buf[read..]).unwrap_or(('\\', 1));
         read += used;
-        let n = c.len_utf8();
-        c.encode_utf8(&mut buf[write..write + n]);
-        write += n;
+        write += c.encode_utf8(&mut buf[write..write + c.len_utf8()]).len();
     }
     write
 }
@@ -794,7 +823,7 @@ mod tests {
         }
 
         /// Plain runs of every length between the bytes a scan must stop at, wherever
-        /// they fall in the eight- and thirty-two-byte steps.
+        /// they fall in the 64-byte blocks.
         #[test]
         fn string_end_matches_serde_json(
             pieces in proptest::collection::vec(
@@ -809,6 +838,28 @@ mod tests {
             let body: String = pieces.iter().map(|(n, s)| format!("{}{s}", "y".repeat(*n))).collect();
             let text = format!("\"{body}");
             prop_assert_eq!(string_end(text.as_bytes(), 1), serde_string_end(&text));
+        }
+
+        /// Escapes at every distance from each other and from the blocks' edges, with
+        /// writing less and more than 16 bytes behind reading, unescape as serde_json
+        /// unescapes them.
+        #[test]
+        fn unescaping_matches_serde_json(
+            pieces in proptest::collection::vec(
+                (0usize..40, prop_oneof![
+                    Just("\\n"), Just("\\\""), Just("\\\\"), Just("\\/"), Just("\\u00e9"),
+                    Just("\\ud83d\\ude00"), Just("\\u0041"), Just("é"), Just("😀"),
+                ]),
+                0..60,
+            ),
+        ) {
+            let body: String = pieces.iter().map(|(n, s)| format!("{}{s}", "y".repeat(*n))).collect();
+            let text = format!("\"{body}\"");
+            let want: String = serde_json::from_str(&text).unwrap();
+            let mut buf = text.into_bytes();
+            let (end, _) = string_end(&buf, 1).unwrap();
+            let len = unescape_to_front(&mut buf, 1, end);
+            prop_assert_eq!(&buf[..len], want.as_bytes());
         }
 
         /// Any value, with large strings among small ones, parses to what `Value` parses.
