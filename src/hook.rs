@@ -65,7 +65,6 @@ impl Ctx {
 pub fn run(event_hint: Option<String>) -> ExitCode {
     let ctx = Ctx::from_process(event_hint);
     let stdin = io::stdin();
-    widen_pipe(&stdin);
     let answer = match read_payload(stdin.lock(), pending_bytes(&stdin)) {
         Ok(bytes) => run_guarded_owned(bytes, &ctx),
         Err(e) => bad_input(
@@ -76,20 +75,6 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
     };
     let code = answer.emit(&mut io::stdout().lock(), &mut io::stderr().lock());
     ExitCode::from(code)
-}
-
-/// Pipe capacity asked for on stdin: the largest an unprivileged process may set by default
-/// (`/proc/sys/fs/pipe-max-size`).
-#[cfg(any(target_os = "linux", target_os = "android"))]
-const PIPE_BYTES: usize = 1 << 20;
-
-/// Widens the pipe on stdin so that a large payload (a Write of a big file) crosses it in a
-/// few large chunks instead of one 64 KiB round trip between writer and reader at a time: a
-/// 1 MB payload then reads ~0.3 ms faster here (ADR 0011). One `fcntl`; when stdin is not a
-/// pipe or the kernel refuses (per-user pipe quota), nothing changes and the read is as before.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-fn widen_pipe(stdin: &io::Stdin) {
-    let _ = rustix::pipe::fcntl_setpipe_size(stdin, PIPE_BYTES);
 }
 
 /// Address space a payload gets at once when it outgrows its first buffer: pages cost nothing
@@ -123,10 +108,6 @@ fn read_payload(input: impl Read, pending: usize) -> io::Result<Vec<u8>> {
 fn pending_bytes(stdin: &io::Stdin) -> usize {
     rustix::io::ioctl_fionread(stdin).map_or(0, |n| usize::try_from(n).unwrap_or(0))
 }
-
-/// Other systems have no call to resize a pipe: the read is as before.
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn widen_pipe(_stdin: &io::Stdin) {}
 
 thread_local! {
     /// Whether this thread is inside [`run_guarded`], whose panics are answered, not printed.
