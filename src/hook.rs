@@ -86,12 +86,21 @@ const LARGE_PAYLOAD_BYTES: usize = 8 << 20;
 /// The first buffer holds what is already waiting, and at least a typical payload.
 const FIRST_BUFFER_BYTES: usize = 16 << 10;
 
+/// Waiting bytes that say a large payload is coming: a full pipe of the default size (the
+/// writer is then blocked with more to write). Such a payload starts in the large buffer
+/// instead of moving there from a first one (which cost 16 more page faults and a copy).
+const FULL_PIPE_BYTES: usize = 64 << 10;
+
 /// Reads a payload up to one byte past [`MAX_PAYLOAD_BYTES`] (the parse reports the excess),
 /// `pending` being the bytes already waiting (0 when unknown).
 fn read_payload(input: impl Read, pending: usize) -> io::Result<Vec<u8>> {
-    let first = pending
-        .saturating_add(1)
-        .clamp(FIRST_BUFFER_BYTES, MAX_PAYLOAD_BYTES + 1);
+    let first = if pending >= FULL_PIPE_BYTES {
+        pending.max(LARGE_PAYLOAD_BYTES)
+    } else {
+        pending
+    }
+    .saturating_add(1)
+    .clamp(FIRST_BUFFER_BYTES, MAX_PAYLOAD_BYTES + 1);
     let mut bytes = Vec::with_capacity(first);
     let mut input = input.take(MAX_PAYLOAD_BYTES as u64 + 1);
     (&mut input).take(first as u64).read_to_end(&mut bytes)?;
