@@ -89,28 +89,42 @@ fn shrink(v: &Value, depth: usize) -> Value {
 
 /// Bytes past the cut redacted with the head, so a secret the cut goes through is still
 /// recognised: half a token no longer looks like one.
-const REDACT_LOOKAHEAD_BYTES: usize = 1024;
+pub const REDACT_LOOKAHEAD_BYTES: usize = 1024;
 
 /// Cuts a long string to its (redacted) head, followed by a marker naming its size and the
-/// BLAKE3 digest of the whole (`b3sum` prints the same for a file holding the text). BLAKE3,
-/// not SHA-256: a 1 MB Write is hashed on the PreToolUse path, and SHA-256 (1 ms per MB here,
+/// BLAKE3 digest of the whole (`b3sum` prints the same for a file holding the text), in at
+/// most [`MAX_STRING_BYTES`] bytes (so that cutting it again changes nothing). BLAKE3, not
+/// SHA-256: a 1 MB Write is hashed on the PreToolUse path, and SHA-256 (1 ms per MB here,
 /// with the CPU's SHA instructions) costs as much as starting the process.
 pub fn truncate_with_digest(s: &str) -> String {
+    long_string_form(head_window(s), s.len(), &blake3::hash(s.as_bytes()))
+}
+
+/// The text a long string's head is cut from: the bytes past the cut are redacted with the
+/// head, so that a secret the cut goes through is still recognised.
+pub fn head_window(s: &str) -> &str {
     let mut window = (MAX_STRING_BYTES + REDACT_LOOKAHEAD_BYTES).min(s.len());
     while !s.is_char_boundary(window) {
         window -= 1;
     }
-    let head = redact::redact_str(&s[..window]);
-    let mut cut = MAX_STRING_BYTES.min(head.len());
+    &s[..window]
+}
+
+/// [`truncate_with_digest`] of a string known by its [`head_window`], its size in bytes and
+/// its digest (a string digested as it was read, `protocol::stream`).
+pub fn long_string_form(window: &str, len: usize, digest: &blake3::Hash) -> String {
+    let marker = format!(
+        "[... truncated by oath: {len} bytes, blake3 {}]",
+        digest.to_hex()
+    );
+    let head = redact::redact_str(window);
+    let mut cut = MAX_STRING_BYTES
+        .saturating_sub(marker.len())
+        .min(head.len());
     while !head.is_char_boundary(cut) {
         cut -= 1;
     }
-    let hex = blake3::hash(s.as_bytes()).to_hex();
-    format!(
-        "{}[... truncated by oath: {} bytes, blake3 {hex}]",
-        &head[..cut],
-        s.len()
-    )
+    format!("{}{marker}", &head[..cut])
 }
 
 /// Serializes any value into a record field map (helper for typed records).
@@ -167,7 +181,7 @@ mod tests {
     fn a_secret_the_cut_goes_through_is_masked() {
         let text = format!(
             "{}ghp_0123456789abcdefghijABCDEFGHIJ012345 {}",
-            " ".repeat(MAX_STRING_BYTES - 18),
+            " ".repeat(MAX_STRING_BYTES - 128),
             "z".repeat(5000)
         );
         let out = loggable(&json!(text));
@@ -181,8 +195,13 @@ mod tests {
         let big = "é".repeat(5000);
         let out = loggable(&json!({"content": big}));
         let s = out["content"].as_str().unwrap();
-        assert!(s.len() < 2200);
+        assert!(s.len() <= MAX_STRING_BYTES);
         assert!(s.contains("10000 bytes, blake3 "));
+        assert_eq!(
+            loggable(&json!(s)),
+            json!(s),
+            "cutting again changes nothing"
+        );
         let digest = s.rsplit("blake3 ").next().unwrap().trim_end_matches(']');
         assert_eq!(digest, blake3::hash(big.as_bytes()).to_hex().as_str());
     }
