@@ -7,7 +7,7 @@
 //! the same way.
 
 use std::cell::Cell;
-use std::io::{self, Read};
+use std::io;
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 use std::sync::Once;
@@ -20,9 +20,8 @@ use crate::config::{Config, ConfigError, OnError};
 use crate::gate;
 use crate::outcome;
 use crate::project::{Env, Project};
-use crate::protocol::{
-    Answer, EventName, HookInput, InputError, MAX_PAYLOAD_BYTES, PermissionDecision,
-};
+use crate::protocol::stream::{self, Digested, Payload};
+use crate::protocol::{Answer, EventName, HookInput, InputError, PermissionDecision};
 
 /// What a hook invocation depends on besides stdin.
 #[derive(Debug, Clone)]
@@ -65,8 +64,13 @@ impl Ctx {
 pub fn run(event_hint: Option<String>) -> ExitCode {
     let ctx = Ctx::from_process(event_hint);
     let stdin = io::stdin();
-    let answer = match read_payload(stdin.lock(), pending_bytes(&stdin)) {
-        Ok(bytes) => run_guarded_owned(bytes, &ctx),
+    let answer = match stream::read(stdin.lock(), pending_bytes(&stdin)) {
+        Ok(Payload {
+            broken: Some(e), ..
+        }) => bad_input(Some("PreToolUse"), &e.to_string(), &ctx),
+        Ok(Payload {
+            bytes, digested, ..
+        }) => run_guarded_owned(bytes, digested.as_ref(), &ctx),
         Err(e) => bad_input(
             ctx.event_hint.as_deref(),
             &format!("cannot read stdin: {e}"),
@@ -75,40 +79,6 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
     };
     let code = answer.emit(&mut io::stdout().lock(), &mut io::stderr().lock());
     ExitCode::from(code)
-}
-
-/// Address space a payload gets at once when it outgrows its first buffer: pages cost nothing
-/// until the read writes them, and the buffer then stays where it is while a large payload
-/// arrives. Grown by doubling instead, it moves at each step, which copies what was read into
-/// fresh pages wherever the allocator cannot remap them (dlmalloc, the musl build's allocator).
-const LARGE_PAYLOAD_BYTES: usize = 8 << 20;
-
-/// The first buffer holds what is already waiting, and at least a typical payload.
-const FIRST_BUFFER_BYTES: usize = 16 << 10;
-
-/// Waiting bytes that say a large payload is coming: a full pipe of the default size (the
-/// writer is then blocked with more to write). Such a payload starts in the large buffer
-/// instead of moving there from a first one (which cost 16 more page faults and a copy).
-const FULL_PIPE_BYTES: usize = 64 << 10;
-
-/// Reads a payload up to one byte past [`MAX_PAYLOAD_BYTES`] (the parse reports the excess),
-/// `pending` being the bytes already waiting (0 when unknown).
-fn read_payload(input: impl Read, pending: usize) -> io::Result<Vec<u8>> {
-    let first = if pending >= FULL_PIPE_BYTES {
-        pending.max(LARGE_PAYLOAD_BYTES)
-    } else {
-        pending
-    }
-    .saturating_add(1)
-    .clamp(FIRST_BUFFER_BYTES, MAX_PAYLOAD_BYTES + 1);
-    let mut bytes = Vec::with_capacity(first);
-    let mut input = input.take(MAX_PAYLOAD_BYTES as u64 + 1);
-    (&mut input).take(first as u64).read_to_end(&mut bytes)?;
-    if bytes.len() == first && input.limit() > 0 {
-        bytes.reserve(LARGE_PAYLOAD_BYTES);
-        input.read_to_end(&mut bytes)?;
-    }
-    Ok(bytes)
 }
 
 /// Bytes already waiting on stdin (`FIONREAD`; 0 when unknown): the read buffer starts at
@@ -148,13 +118,31 @@ pub fn run_guarded(bytes: &[u8], ctx: &Ctx) -> Answer {
 /// the first large value of a key takes over the buffer instead of being copied
 /// ([`HookInput::parse_owned`]; a 1 MB Write then touches one fresh megabyte, not two to
 /// four).
-fn run_guarded_owned(bytes: Vec<u8>, ctx: &Ctx) -> Answer {
+fn run_guarded_owned(bytes: Vec<u8>, digested: Option<&Digested>, ctx: &Ctx) -> Answer {
     // The bytes are gone by the time an answer could panic: the event is noted on parsing.
     let event = std::cell::RefCell::new(None);
     guarded(
         || match HookInput::parse_owned(bytes, ctx.event_hint.as_deref()) {
             Ok(input) => {
                 *event.borrow_mut() = input.str_field("hook_event_name").map(str::to_owned);
+                if let Some(d) = digested
+                    && (input.event.as_str() != d.event
+                        || input.tool_name.as_deref() != Some(d.tool.as_str()))
+                {
+                    // A repeated key named another event or tool after the content.
+                    return bad_input(
+                        Some(input.event.as_str()),
+                        &format!(
+                            "the payload names {} {} after a {} {} whose {} was digested",
+                            input.event.as_str(),
+                            input.tool_name.as_deref().unwrap_or("(no tool)"),
+                            d.event,
+                            d.tool,
+                            d.key
+                        ),
+                        ctx,
+                    );
+                }
                 answer_input(&input, ctx)
             }
             Err((e, bytes)) => refuse(&e, &bytes, ctx),
@@ -368,60 +356,6 @@ fn internal_error(event: Option<&str>, message: &str, on_error: OnError) -> Answ
 mod tests {
     use super::*;
 
-    /// A reader that hands out at most `step` bytes a call, as a pipe does.
-    struct Trickle<'a> {
-        data: &'a [u8],
-        step: usize,
-    }
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            let n = self.data.len().min(buf.len()).min(self.step);
-            buf[..n].copy_from_slice(&self.data[..n]);
-            self.data = &self.data[n..];
-            Ok(n)
-        }
-    }
-
-    #[test]
-    fn payloads_are_read_whole_up_to_one_byte_past_the_cap() {
-        let cap = MAX_PAYLOAD_BYTES;
-        let data: Vec<u8> = (0..cap + 2).map(|i| (i % 251) as u8).collect();
-        let first = FIRST_BUFFER_BYTES;
-        for len in [
-            0,
-            1,
-            first - 1,
-            first,
-            first + 1,
-            100_000,
-            cap,
-            cap + 1,
-            cap + 2,
-        ] {
-            let want = len.min(cap + 1);
-            for pending in [0, len / 2, len.saturating_sub(1), len, len + 1, cap + 5] {
-                let steps: &[usize] = if len > 100_000 {
-                    &[65_536, usize::MAX]
-                } else {
-                    &[7, 65_536, usize::MAX]
-                };
-                for &step in steps {
-                    let input = Trickle {
-                        data: &data[..len],
-                        step,
-                    };
-                    let got = read_payload(input, pending).unwrap();
-                    assert_eq!(got.len(), want, "len {len}, pending {pending}, step {step}");
-                    assert!(
-                        got == data[..want],
-                        "len {len}, pending {pending}, step {step}"
-                    );
-                }
-            }
-        }
-    }
-
     #[test]
     fn event_name_is_found_in_broken_payloads() {
         assert_eq!(
@@ -488,7 +422,7 @@ mod tests {
                 let dir = tempfile::tempdir().unwrap();
                 let ctx = Ctx::in_dir(dir.path(), Timestamp::from_unix(0), None);
                 let a = if owned {
-                    run_guarded_owned(payload.to_vec(), &ctx)
+                    run_guarded_owned(payload.to_vec(), None, &ctx)
                 } else {
                     run_guarded(payload, &ctx)
                 };

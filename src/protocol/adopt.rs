@@ -193,21 +193,21 @@ fn string_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
 }
 
 /// Bytes a scan classifies at once: four 16-byte vectors.
-const BLOCK: usize = 64;
+pub(super) const BLOCK: usize = 64;
 
 /// Where a block's bytes that a string's scan stops at are: bit `i` stands for byte `i`.
-struct Stops {
+pub(super) struct Stops {
     /// Backslashes.
-    backslash: u64,
+    pub(super) backslash: u64,
     /// Backslashes, quotes and control characters.
-    any: u64,
+    pub(super) any: u64,
 }
 
 impl Stops {
     /// Classifies the first [`BLOCK`] bytes of `block` (which has at least that many) with
     /// 16-byte vector compares (SSE2 on x86-64, NEON on AArch64, plain code elsewhere).
     #[inline(always)]
-    fn of(block: &[u8]) -> Self {
+    pub(super) fn of(block: &[u8]) -> Self {
         let (mut backslash, mut any) = (0, 0);
         for (k, chunk) in block[..BLOCK].chunks_exact(16).enumerate() {
             let mut bytes = [0u8; 16];
@@ -404,7 +404,7 @@ impl<'de> Visitor<'de> for Visit<'_, '_> {
 /// Decodes the escape at the start of `esc` (a backslash): the character and the bytes it
 /// took, or `None` where serde_json refuses it: an escape JSON lacks, `\u` without four hex
 /// digits, a lone surrogate (which JSON's `\u` escapes can spell but a string cannot hold).
-fn decode_escape(esc: &[u8]) -> Option<(char, usize)> {
+pub(super) fn decode_escape(esc: &[u8]) -> Option<(char, usize)> {
     let hex4 = |at: usize| {
         let digits = esc.get(at..at + 4)?;
         if !digits.iter().all(u8::is_ascii_hexdigit) {
@@ -437,7 +437,7 @@ fn decode_escape(esc: &[u8]) -> Option<(char, usize)> {
 
 /// The byte each one-character escape stands for (`\n` → newline), by the byte after the
 /// backslash; 0 for the others (`\u` and the invalid ones).
-const SIMPLE_ESCAPES: [u8; 256] = {
+pub(super) const SIMPLE_ESCAPES: [u8; 256] = {
     let mut t = [0u8; 256];
     t[b'"' as usize] = b'"';
     t[b'\\' as usize] = b'\\';

@@ -249,6 +249,11 @@ fn canonical(v: &Value, out: &mut String) {
             }
             out.push(']');
         }
+        // A string this long is known by its audit form: a PreToolUse reads it no other way
+        // (`protocol::stream`), and the action key of the call must be the key of its failure.
+        Value::String(s) if s.len() >= crate::protocol::stream::DIGEST_MIN_BYTES => {
+            out.push_str(&Value::String(crate::audit::truncate_with_digest(s)).to_string());
+        }
         other => out.push_str(&other.to_string()),
     }
 }
@@ -575,6 +580,23 @@ mod tests {
         assert_eq!(e1, e2);
         assert_ne!(e1, e3);
         assert_eq!(e1.len(), 16);
+    }
+
+    /// A string of 64 KiB or more is keyed by its audit form, which is all a PreToolUse keeps
+    /// of it; two such strings differing anywhere are two actions.
+    #[test]
+    fn long_strings_are_keyed_by_their_audit_form() {
+        let long = |c: &str| format!("{}{c}", "x".repeat(70_000));
+        let key =
+            |content: &str| action_key("Write", &json!({"file_path": "a", "content": content}));
+        let a = long("a");
+        assert_eq!(key(&a), key(&crate::audit::truncate_with_digest(&a)));
+        assert_ne!(key(&a), key(&long("b")));
+        let short = "y".repeat(60_000);
+        assert_ne!(
+            key(&short),
+            key(&crate::audit::truncate_with_digest(&short))
+        );
     }
 
     #[test]

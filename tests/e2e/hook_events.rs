@@ -117,3 +117,39 @@ fn every_hook_event_reaches_oath_and_pre_joins_outcome() {
         assert_eq!(r["session_id"], run.session_id.as_str(), "{r}");
     }
 }
+
+/// A Write of a long file from the real client: the PreToolUse reads the content as it
+/// arrives (its head, size and digest; `protocol::stream`), the file is written whole, and the
+/// pre record names the digest of what was written.
+#[test]
+fn a_long_write_is_digested_on_its_way_and_written_whole() {
+    let Some(p) = Project::new() else { return };
+    let out = p.root().join("big.rs");
+    let content = "fn main() {\n\tprintln!(\"é 😀 \\\\ done\");\n}\n".repeat(8_000);
+    assert!(content.len() > 300_000);
+    let script = Script::new()
+        .call(tool("Write", json!({"file_path": out, "content": content})))
+        .say("Written.");
+    let run = p.run("Write big.rs", script, &Opts::allow("Write"));
+    assert_eq!(run.result["is_error"], false, "{}", run.result);
+    assert!(run.denials().is_empty(), "{}", run.result);
+    assert_eq!(p.read("big.rs").as_deref(), Some(content.as_str()));
+    let id = run.id(0);
+    let logged = run.pre(id)["tool_input"]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let digest = blake3::hash(content.as_bytes()).to_hex();
+    assert!(
+        logged.starts_with("fn main() {\n\tprintln!")
+            && logged.ends_with(&format!(
+                "[... truncated by oath: {} bytes, blake3 {digest}]",
+                content.len()
+            ))
+            && logged.len() <= 2048,
+        "{logged}"
+    );
+    let outcomes = run.records_for("outcome", id);
+    assert_eq!(outcomes.len(), 1, "{}", run.audit_text());
+    assert_eq!(outcomes[0]["outcome"], "success");
+}

@@ -222,6 +222,58 @@ fn three_strikes_then_ask_then_reset_after_approval() {
     );
 }
 
+/// A PreToolUse reads a Write's long content only as it streams by (its head, size and
+/// digest): the action it escalates is still the one that failed, and only that one.
+#[test]
+fn a_long_write_that_failed_three_times_is_asked_about() {
+    let env = TestEnv::new();
+    let content = |tag: &str| {
+        format!(
+            "{tag}\n{}",
+            "fn main() {\n\tprintln!(\"x\");\n}\n".repeat(40_000)
+        )
+    };
+    let input = |tag: &str| json!({"file_path": "src/big.rs", "content": content(tag)});
+    let failure = |id: &str| {
+        json!({
+            "hook_event_name": "PostToolUseFailure",
+            "session_id": "sess-1",
+            "cwd": ".",
+            "tool_name": "Write",
+            "tool_input": input("a"),
+            "tool_use_id": id,
+            "error": "EACCES: permission denied, open 'src/big.rs'",
+        })
+    };
+    let pre = |tag: &str| {
+        json!({
+            "session_id": "sess-1",
+            "cwd": ".",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "tool_input": input(tag),
+            "tool_use_id": "toolu_pre",
+        })
+    };
+    for id in ["toolu_1", "toolu_2", "toolu_3"] {
+        hook(&env, &failure(id));
+    }
+    let asked = hook(&env, &pre("a"));
+    let out = &asked["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "ask", "{asked}");
+    assert!(
+        out["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("3-strike"),
+        "{asked}"
+    );
+    assert!(
+        !hook(&env, &pre("b")).to_string().contains("3-strike"),
+        "another content is another action"
+    );
+}
+
 #[test]
 fn interrupts_are_not_strikes() {
     let env = TestEnv::new();
