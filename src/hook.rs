@@ -66,8 +66,10 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
     let stdin = io::stdin();
     let answer = match stream::read(stdin.lock(), pending_bytes(&stdin)) {
         Ok(Payload {
-            broken: Some(e), ..
-        }) => bad_input(Some("PreToolUse"), &e.to_string(), &ctx),
+            broken: Some(e),
+            bytes,
+            ..
+        }) => refuse(&e, &bytes, &ctx),
         Ok(Payload {
             bytes, digested, ..
         }) => run_guarded_owned(bytes, digested.as_ref(), &ctx),

@@ -389,7 +389,7 @@ fn huge_payloads_under_the_cap_are_handled_and_over_the_cap_refused() {
     for line in audit.lines() {
         serde_json::from_str::<Value>(line).unwrap();
     }
-    // Every byte of the 20 MB crossed the pipe (which oath widens for large payloads): the
+    // Every byte of the 20 MB crossed the pipe (the Write's content digested as it came): the
     // Write's record names the digest of the whole content.
     let digest = blake3::hash(content.as_bytes()).to_hex();
     assert!(
@@ -404,6 +404,21 @@ fn huge_payloads_under_the_cap_are_handled_and_over_the_cap_refused() {
     check_run(&run, Some("PreToolUse"), "over the cap");
     assert_eq!(run.decision().as_deref(), Some("ask"));
     assert!(run.stderr.contains("exceeds"), "{}", clip(&run.stderr));
+
+    // A long content that breaks JSON's string rules is refused like any broken payload,
+    // though it was digested as it arrived.
+    let content = format!("{}\u{1}", "x".repeat(100_000));
+    let broken = format!(
+        r#"{{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{{"file_path":"/tmp/x","content":"{content}"}}}}"#
+    );
+    let run = env.hook_raw(broken.as_bytes(), None);
+    check_run(&run, Some("PreToolUse"), "broken long content");
+    assert_eq!(run.decision().as_deref(), Some("ask"));
+    assert!(
+        run.stderr.contains("control character"),
+        "{}",
+        clip(&run.stderr)
+    );
 }
 
 // ---------------------------------------------------------------------------------------
