@@ -120,6 +120,16 @@ pub fn read(input: impl Read, pending: usize) -> io::Result<Payload> {
     serde_json::to_writer(&mut bytes, &form).map_err(io::Error::other)?;
     bytes.extend_from_slice(&rest);
     input.read_to_end(&mut bytes)?;
+    if input.limit() == 0 {
+        // One byte past the cap arrived: the digested payload is too short to say so itself.
+        return Ok(broken(
+            bytes,
+            InputError::TooLarge {
+                size: MAX_PAYLOAD_BYTES + 1,
+                limit: MAX_PAYLOAD_BYTES,
+            },
+        ));
+    }
     Ok(Payload {
         bytes,
         digested: Some(Digested {
@@ -171,11 +181,11 @@ fn broken(bytes: Vec<u8>, e: InputError) -> Payload {
     }
 }
 
-/// Reads the rest of a payload that is kept whole; one that outgrows its buffer gets 8 MiB of
+/// Reads the rest of a payload that is kept whole; one that filled a piece gets 8 MiB of
 /// address space at once (pages cost nothing until written) instead of moving at each
 /// doubling.
 fn read_rest(mut input: impl Read, mut bytes: Vec<u8>) -> io::Result<Payload> {
-    if bytes.len() == bytes.capacity() {
+    if bytes.len() >= PIECE_BYTES {
         bytes.reserve(8 << 20);
     }
     input.read_to_end(&mut bytes)?;
@@ -638,6 +648,9 @@ fn escape_into(esc: &[u8], out: &mut [u8], w: &mut usize) -> Escape {
         None => Escape::Bad,
     }
 }
+
+#[cfg(test)]
+mod differential;
 
 #[cfg(test)]
 mod tests {
