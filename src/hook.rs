@@ -72,7 +72,7 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
         }) => refuse(&e, &bytes, &ctx),
         Ok(Payload {
             bytes, digested, ..
-        }) => run_guarded_owned(bytes, digested.as_ref(), &ctx),
+        }) => run_guarded_owned(bytes, digested, &ctx),
         Err(e) => bad_input(
             ctx.event_hint.as_deref(),
             &format!("cannot read stdin: {e}"),
@@ -120,30 +120,15 @@ pub fn run_guarded(bytes: &[u8], ctx: &Ctx) -> Answer {
 /// the first large value of a key takes over the buffer instead of being copied
 /// ([`HookInput::parse_owned`]; a 1 MB Write then touches one fresh megabyte, not two to
 /// four).
-fn run_guarded_owned(bytes: Vec<u8>, digested: Option<&Digested>, ctx: &Ctx) -> Answer {
+fn run_guarded_owned(bytes: Vec<u8>, digested: Option<Digested>, ctx: &Ctx) -> Answer {
     // The bytes are gone by the time an answer could panic: the event is noted on parsing.
     let event = std::cell::RefCell::new(None);
     guarded(
         || match HookInput::parse_owned(bytes, ctx.event_hint.as_deref()) {
             Ok(input) => {
                 *event.borrow_mut() = input.str_field("hook_event_name").map(str::to_owned);
-                if let Some(d) = digested
-                    && (input.event.as_str() != d.event
-                        || input.tool_name.as_deref() != Some(d.tool.as_str()))
-                {
-                    // A repeated key named another event or tool after the content.
-                    return bad_input(
-                        Some(input.event.as_str()),
-                        &format!(
-                            "the payload names {} {} after a {} {} whose {} was digested",
-                            input.event.as_str(),
-                            input.tool_name.as_deref().unwrap_or("(no tool)"),
-                            d.event,
-                            d.tool,
-                            d.key
-                        ),
-                        ctx,
-                    );
+                if let Some(why) = digested.and_then(|d| d.disagreement(&input)) {
+                    return bad_input(Some(input.event.as_str()), &why, ctx);
                 }
                 answer_input(&input, ctx)
             }

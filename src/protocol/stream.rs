@@ -22,7 +22,7 @@
 use std::io::{self, Read};
 
 use super::adopt::{BLOCK, SIMPLE_ESCAPES, Stops, decode_escape};
-use super::input::{InputError, MAX_PAYLOAD_BYTES};
+use super::input::{EventName, HookInput, InputError, MAX_PAYLOAD_BYTES};
 use crate::audit;
 
 /// Strings shorter than this are kept (the 3-strike action key renders longer ones by their
@@ -40,6 +40,18 @@ const DIGESTED: &[(&str, &str)] = &[
     ("NotebookEdit", "new_source"),
 ];
 
+/// The keys of the top object the scan follows; those of `tool_input` are [`DIGESTED`]'s.
+const TOP_KEYS: [&str; 3] = ["hook_event_name", "tool_name", "tool_input"];
+
+/// The one of `names` that a string's text is (none when it holds an escape).
+fn known(
+    mut names: impl Iterator<Item = &'static str>,
+    text: &[u8],
+    escaped: bool,
+) -> Option<&'static str> {
+    names.find(|name| !escaped && name.as_bytes() == text)
+}
+
 /// Bytes read at once.
 const PIECE_BYTES: usize = 64 * 1024;
 
@@ -54,15 +66,30 @@ pub struct Payload {
     pub broken: Option<InputError>,
 }
 
-/// What the scan saw before the string it digested.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the scan saw before the string it digested (the event was PreToolUse).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Digested {
-    /// `hook_event_name`.
-    pub event: String,
     /// `tool_name`.
-    pub tool: String,
+    pub tool: &'static str,
     /// The key of `tool_input` whose string was digested.
-    pub key: String,
+    pub key: &'static str,
+}
+
+impl Digested {
+    /// Why the parsed payload is not the one the scan saw, if it is not: a repeated key
+    /// named another event or tool after the content.
+    pub fn disagreement(&self, input: &HookInput) -> Option<String> {
+        let tool = input.tool_name.as_deref();
+        (input.event != EventName::PreToolUse || tool != Some(self.tool)).then(|| {
+            format!(
+                "the payload names {} {} after a PreToolUse {} whose {} was digested",
+                input.event.as_str(),
+                tool.unwrap_or("(no tool)"),
+                self.tool,
+                self.key
+            )
+        })
+    }
 }
 
 /// Reads a payload, `pending` being the bytes already waiting (0 when unknown): the buffer
@@ -86,14 +113,8 @@ pub fn read(input: impl Read, pending: usize) -> io::Result<Payload> {
             Step::Ended(at) => break Some(at),
         }
     };
-    let Scan {
-        event,
-        tool,
-        key2,
-        digest,
-        ..
-    } = scan;
-    let Some((start, mut digester)) = digest else {
+    let (Some((start, mut digester)), Some(tool), Some(key)) = (scan.digest, scan.tool, scan.key2)
+    else {
         return read_rest(input, bytes);
     };
     // The string's text so far is in the digester: the buffer keeps what comes before its
@@ -132,11 +153,7 @@ pub fn read(input: impl Read, pending: usize) -> io::Result<Payload> {
     }
     Ok(Payload {
         bytes,
-        digested: Some(Digested {
-            event: event.unwrap_or_default(),
-            tool: tool.unwrap_or_default(),
-            key: key2.unwrap_or_default(),
-        }),
+        digested: Some(Digested { tool, key }),
         broken: None,
     })
 }
@@ -228,14 +245,14 @@ struct Scan {
     last: Option<(usize, usize, bool)>,
     /// A colon came, and no value yet.
     after_colon: bool,
-    /// The current key of the top object (`None` after a key with an escape).
-    key1: Option<String>,
-    /// The current key of the object that is `tool_input`.
-    key2: Option<String>,
-    /// `hook_event_name`, once read.
-    event: Option<String>,
-    /// `tool_name`, once read.
-    tool: Option<String>,
+    /// The current key of the top object, if one the scan follows.
+    key1: Option<&'static str>,
+    /// The current key of the object that is `tool_input`, if one the scan follows.
+    key2: Option<&'static str>,
+    /// `hook_event_name` was PreToolUse.
+    pre_tool_use: bool,
+    /// `tool_name`, once read, if one of [`DIGESTED`]'s.
+    tool: Option<&'static str>,
     /// The string being digested: offset of its opening quote, and the digester.
     digest: Option<(usize, Digester)>,
     /// Bytes of the digested string's text fed so far.
@@ -247,10 +264,10 @@ impl Scan {
     fn eligible(&self) -> bool {
         self.depth == 2
             && self.in_tool_input
-            && self.event.as_deref() == Some("PreToolUse")
-            && DIGESTED.iter().any(|(tool, key)| {
-                self.tool.as_deref() == Some(*tool) && self.key2.as_deref() == Some(*key)
-            })
+            && self.pre_tool_use
+            && DIGESTED
+                .iter()
+                .any(|&(tool, key)| self.tool == Some(tool) && self.key2 == Some(key))
     }
 
     /// Looks at the bytes of `b` not looked at yet (all of `b` was read so far).
@@ -321,7 +338,13 @@ impl Scan {
                     let Some((s, e, escaped)) = self.last.take() else {
                         return Step::Stop;
                     };
-                    let key = (!escaped).then(|| String::from_utf8_lossy(&b[s..e]).into_owned());
+                    let key = known(
+                        TOP_KEYS
+                            .into_iter()
+                            .chain(DIGESTED.iter().map(|&(_, key)| key)),
+                        &b[s..e],
+                        escaped,
+                    );
                     match self.depth {
                         1 => self.key1 = key,
                         2 => self.key2 = key,
@@ -335,8 +358,7 @@ impl Scan {
                     }
                     self.depth += 1;
                     if self.depth == 2 {
-                        self.in_tool_input =
-                            c == b'{' && self.key1.as_deref() == Some("tool_input");
+                        self.in_tool_input = c == b'{' && self.key1 == Some("tool_input");
                         self.key2 = None;
                     }
                     self.last = None;
@@ -371,17 +393,14 @@ impl Scan {
         if self.depth != 1 {
             return true;
         }
-        let value = (!escaped).then(|| String::from_utf8_lossy(text).into_owned());
-        match self.key1.as_deref() {
+        match self.key1 {
             Some("hook_event_name") => {
-                self.event = value;
-                self.event.as_deref() == Some("PreToolUse")
+                self.pre_tool_use = known(["PreToolUse"].into_iter(), text, escaped).is_some();
+                self.pre_tool_use
             }
             Some("tool_name") => {
-                self.tool = value;
-                DIGESTED
-                    .iter()
-                    .any(|(tool, _)| self.tool.as_deref() == Some(*tool))
+                self.tool = known(DIGESTED.iter().map(|&(tool, _)| tool), text, escaped);
+                self.tool.is_some()
             }
             _ => true,
         }
@@ -659,9 +678,9 @@ mod tests {
     use serde_json::{Value, json};
 
     /// A reader that hands out at most `step` bytes a call, as a pipe does.
-    struct Trickle<'a> {
-        data: &'a [u8],
-        step: usize,
+    pub(super) struct Trickle<'a> {
+        pub(super) data: &'a [u8],
+        pub(super) step: usize,
     }
 
     impl Read for Trickle<'_> {
@@ -728,12 +747,28 @@ mod tests {
         .into_bytes()
     }
 
-    /// The payload with the content as the audit cuts it.
-    fn cut(payload: &[u8], key: &str) -> Value {
-        let mut v: Value = serde_json::from_slice(payload).unwrap();
-        let s = v["tool_input"][key].as_str().unwrap().to_owned();
-        v["tool_input"][key] = json!(audit::truncate_with_digest(&s));
+    /// A parsed payload with the strings a PreToolUse digests as the audit cuts them.
+    pub(super) fn audit_cut(mut v: Value) -> Value {
+        let tool = v["tool_name"].as_str().unwrap_or_default().to_owned();
+        if v["hook_event_name"] != "PreToolUse" {
+            return v;
+        }
+        if let Some(input) = v.get_mut("tool_input").and_then(Value::as_object_mut) {
+            for (key, value) in input.iter_mut() {
+                if let Value::String(s) = value
+                    && s.len() >= DIGEST_MIN_BYTES
+                    && DIGESTED.contains(&(tool.as_str(), key.as_str()))
+                {
+                    *value = json!(audit::truncate_with_digest(s));
+                }
+            }
+        }
         v
+    }
+
+    /// The payload with its long content as the audit cuts it.
+    fn cut(payload: &[u8]) -> Value {
+        audit_cut(serde_json::from_slice(payload).unwrap())
     }
 
     fn read_in_steps(bytes: &[u8], step: usize) -> Payload {
@@ -743,24 +778,17 @@ mod tests {
     #[test]
     fn long_contents_are_digested_as_the_audit_cuts_them() {
         let code = "fn main() {\n\tlet s = \"é😀\\\\\";\n}\n".repeat(3000);
-        for (tool, key) in DIGESTED {
+        for &(tool, key) in DIGESTED {
             let bytes = payload("PreToolUse", tool, key, &code);
             for step in [1, 7, 4096, 65_536, usize::MAX] {
-                if step == 1 && *key != "content" {
+                if step == 1 && key != "content" {
                     continue;
                 }
                 let got = read_in_steps(&bytes, step);
                 assert!(got.broken.is_none());
-                assert_eq!(
-                    got.digested,
-                    Some(Digested {
-                        event: "PreToolUse".into(),
-                        tool: (*tool).into(),
-                        key: (*key).into()
-                    })
-                );
+                assert_eq!(got.digested, Some(Digested { tool, key }));
                 let parsed: Value = serde_json::from_slice(&got.bytes).unwrap();
-                assert_eq!(parsed, cut(&bytes, key), "{tool} {key} {step}");
+                assert_eq!(parsed, cut(&bytes), "{tool} {key} {step}");
             }
         }
     }
@@ -778,9 +806,30 @@ mod tests {
         v["tool_input"]["content"] = json!(long);
         let bytes = v.to_string().into_bytes();
         let got = read_in_steps(&bytes, 65_536);
-        assert_eq!(got.digested.map(|d| d.tool), Some("Write".to_owned()));
+        assert_eq!(got.digested.map(|d| d.tool), Some("Write"));
         let parsed: Value = serde_json::from_slice(&got.bytes).unwrap();
-        assert_eq!(parsed, cut(&bytes, "content"));
+        assert_eq!(parsed, cut(&bytes));
+    }
+
+    /// A key repeated after the digested content can name another event or tool: the parsed
+    /// payload then disagrees with what the scan saw.
+    #[test]
+    fn a_repeated_event_or_tool_after_the_content_disagrees() {
+        let long = "x".repeat(100_000);
+        for (tail, disagrees) in [
+            (r#","hook_event_name":"Stop""#, true),
+            (r#","tool_name":"Bash""#, true),
+            (r#","tool_name":"Write""#, false),
+            ("", false),
+        ] {
+            let bytes = format!(
+                r#"{{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{{"content":"{long}"}}{tail}}}"#
+            );
+            let got = read_in_steps(bytes.as_bytes(), 65_536);
+            let input = HookInput::parse(&got.bytes, None).unwrap();
+            let why = got.digested.expect("digested").disagreement(&input);
+            assert_eq!(why.is_some(), disagrees, "{tail}: {why:?}");
+        }
     }
 
     #[test]
@@ -872,7 +921,7 @@ mod tests {
             prop_assert!(got.broken.is_none(), "{:?}", got.broken);
             prop_assert!(got.digested.is_some());
             let parsed: Value = serde_json::from_slice(&got.bytes).unwrap();
-            prop_assert_eq!(parsed, cut(&bytes, "content"));
+            prop_assert_eq!(parsed, cut(&bytes));
         }
     }
 }

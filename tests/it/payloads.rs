@@ -419,6 +419,21 @@ fn huge_payloads_under_the_cap_are_handled_and_over_the_cap_refused() {
         "{}",
         clip(&run.stderr)
     );
+
+    // A repeated key after the digested content names another event: the hook answers for
+    // that event and says why it cannot use the payload.
+    let stop_after = format!(
+        r#"{{"hook_event_name":"PreToolUse","session_id":"big","tool_name":"Write","tool_input":{{"file_path":"/tmp/x","content":"{}"}},"hook_event_name":"Stop"}}"#,
+        "x".repeat(100_000)
+    );
+    let run = env.hook_raw(stop_after.as_bytes(), None);
+    check_run(&run, Some("Stop"), "event repeated after the content");
+    assert!(
+        run.stderr
+            .contains("after a PreToolUse Write whose content was digested"),
+        "{}",
+        clip(&run.stderr)
+    );
 }
 
 // ---------------------------------------------------------------------------------------

@@ -4,22 +4,10 @@
 //! gives, with only the allow-listed long strings in their audit form, or refuse what it
 //! refuses.
 
+use super::tests::{Trickle, audit_cut};
 use super::*;
 use crate::protocol::HookInput;
-use serde_json::{Value, json};
-
-struct Trickle<'a> {
-    data: &'a [u8],
-    step: usize,
-}
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.data.len().min(buf.len()).min(self.step);
-        buf[..n].copy_from_slice(&self.data[..n]);
-        self.data = &self.data[n..];
-        Ok(n)
-    }
-}
+use serde_json::Value;
 
 struct Rng(u64);
 impl Rng {
@@ -98,38 +86,58 @@ fn payload(text: &str) -> Vec<u8> {
     format!(r#"{{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{{"file_path":"/p/a","content":"{text}","x":1}},"tool_use_id":"t"}}"#).into_bytes()
 }
 
-/// What the hook would parse, `None` when it refuses.
-fn through_stream(bytes: &[u8], step: usize) -> Option<Value> {
+/// What the hook would parse (after its check that the scan saw the event and tool the
+/// payload names), `None` when it refuses; and whether a string was digested.
+fn through_stream(bytes: &[u8], step: usize) -> (Option<Value>, bool) {
     let got = read(Trickle { data: bytes, step }, 0).unwrap();
+    let digested = got.digested.is_some();
     if got.broken.is_some() {
-        return None;
+        return (None, digested);
     }
-    let input = HookInput::parse(&got.bytes, None).ok()?;
-    if let Some(d) = &got.digested
-        && (input.event.as_str() != d.event || input.tool_name.as_deref() != Some(d.tool.as_str()))
-    {
-        return None;
-    }
-    Some(Value::Object(input.raw))
+    let parsed = HookInput::parse(&got.bytes, None)
+        .ok()
+        .filter(|input| got.digested.is_none_or(|d| d.disagreement(input).is_none()));
+    (parsed.map(|input| Value::Object(input.raw)), digested)
 }
 
-fn expected(bytes: &[u8], digest: bool) -> Option<Value> {
+/// What the plain parse gives, with the strings a PreToolUse digests as the audit cuts them.
+fn expected(bytes: &[u8]) -> Option<Value> {
     let input = HookInput::parse(bytes, None).ok()?;
-    let mut v = Value::Object(input.raw);
-    if !digest {
-        return Some(v);
-    }
-    if let Some(ti) = v.get_mut("tool_input").and_then(Value::as_object_mut) {
-        for k in ["content"] {
-            if let Some(Value::String(s)) = ti.get(k)
-                && s.len() >= DIGEST_MIN_BYTES
-            {
-                let f = audit::truncate_with_digest(s);
-                ti.insert(k.into(), json!(f));
-            }
+    Some(audit_cut(Value::Object(input.raw)))
+}
+
+/// Removes the byte at `at`, replaces it with the first byte of one of `ins`, or inserts one
+/// of `ins` there.
+fn mutate(r: &mut Rng, bytes: &mut Vec<u8>, at: usize, ins: &[&[u8]]) {
+    match r.below(3) {
+        0 => {
+            bytes.remove(at);
+        }
+        1 => bytes[at] = ins[r.below(ins.len())][0],
+        _ => {
+            let s = ins[r.below(ins.len())];
+            bytes.splice(at..at, s.iter().copied());
         }
     }
-    Some(v)
+}
+
+/// Reads `bytes` at three piece sizes; each must give what the plain parse gives, cut.
+/// Returns how many of the reads digested a string.
+fn agree(r: &mut Rng, bytes: &[u8], case: usize) -> usize {
+    let want = expected(bytes);
+    let mut digested = 0;
+    for step in [1 + r.below(100), 4000 + r.below(70_000), usize::MAX] {
+        let (got, did) = through_stream(bytes, step);
+        digested += usize::from(did);
+        assert_eq!(
+            got.map(audit_cut),
+            want,
+            "case {case} step {step}: {:?} ... {:?}",
+            String::from_utf8_lossy(&bytes[..200]),
+            String::from_utf8_lossy(&bytes[bytes.len().saturating_sub(100)..]),
+        );
+    }
+    digested
 }
 
 #[test]
@@ -139,14 +147,18 @@ fn every_escape_form_at_every_piece_size() {
         let m = DIGEST_MIN_BYTES - 200 + r.below(400);
         let text = raw_text(&mut r, m);
         let bytes = payload(&text);
-        let want = expected(&bytes, true).expect("valid");
+        let want = expected(&bytes).expect("valid");
+        let long = HookInput::parse(&bytes, None).expect("valid").tool_input()["content"]
+            .as_str()
+            .is_some_and(|c| c.len() >= DIGEST_MIN_BYTES);
         for step in [
             1 + r.below(13),
             60 + r.below(200),
             4000 + r.below(70_000),
             usize::MAX,
         ] {
-            let got = through_stream(&bytes, step);
+            let (got, digested) = through_stream(&bytes, step);
+            assert_eq!(digested, long, "case {case} step {step}");
             assert_eq!(got.as_ref(), Some(&want), "case {case} step {step}");
         }
     }
@@ -155,64 +167,44 @@ fn every_escape_form_at_every_piece_size() {
 #[test]
 fn mutated_payloads_agree_with_the_plain_parse() {
     let mut r = Rng(0xdead_beef_cafe_f00d);
-    let mut digested = 0;
-    for case in 0..500 {
+    let ins: &[&[u8]] = &[
+        b"\"",
+        b"\\",
+        b"\x01",
+        b"\xff",
+        b"\xc3",
+        b"\xed\xa0\x80",
+        b"\\ud800",
+        b"\\udc00",
+        b"\\u12",
+        b"}",
+        b"{",
+        b":",
+        b",",
+        b" ",
+        b"]",
+    ];
+    let (cases, mut digested) = (500, 0);
+    for case in 0..cases {
         let m = DIGEST_MIN_BYTES + r.below(2000);
         let text = raw_text(&mut r, m);
         let mut bytes = payload(&text);
-        let muts = 1 + r.below(2);
-        for _ in 0..muts {
+        for _ in 0..1 + r.below(2) {
             let at = if r.below(3) == 0 {
                 r.below(200)
             } else {
                 r.below(bytes.len())
             };
-            let ins: &[&[u8]] = &[
-                b"\"",
-                b"\\",
-                b"\x01",
-                b"\xff",
-                b"\xc3",
-                b"\xed\xa0\x80",
-                b"\\ud800",
-                b"\\udc00",
-                b"\\u12",
-                b"}",
-                b"{",
-                b":",
-                b",",
-                b" ",
-                b"]",
-            ];
-            match r.below(3) {
-                0 => {
-                    bytes.remove(at);
-                }
-                1 => {
-                    bytes[at] = ins[r.below(ins.len())][0];
-                }
-                _ => {
-                    let s = ins[r.below(ins.len())];
-                    bytes.splice(at..at, s.iter().copied());
-                }
-            }
+            mutate(&mut r, &mut bytes, at, ins);
         }
-        for step in [1 + r.below(100), 4000 + r.below(70_000), usize::MAX] {
-            let got = read(Trickle { data: &bytes, step }, 0).unwrap();
-            if got.digested.is_some() {
-                digested += 1;
-            }
-            let want = expected(&bytes, got.digested.is_some());
-            let got = through_stream(&bytes, step);
-            assert_eq!(
-                got,
-                want,
-                "case {case} step {step}: {:?}",
-                String::from_utf8_lossy(&bytes[..200])
-            );
-        }
+        digested += agree(&mut r, &bytes, case);
     }
-    eprintln!("digested {digested}");
+    // Mutations in the content mostly break it, but a good share of the payloads is digested.
+    assert!(
+        digested > cases / 2,
+        "only {digested} of {} reads digested",
+        3 * cases
+    );
 }
 
 /// The cap: a payload over it must be refused whatever its shape.
@@ -226,15 +218,8 @@ fn payloads_over_the_cap_are_refused() {
         HookInput::parse(&bytes, None).is_err(),
         "the plain parse refuses it"
     );
-    let got = read(&bytes[..], 0).unwrap();
-    eprintln!(
-        "broken {:?} digested {:?} len {}",
-        got.broken,
-        got.digested,
-        got.bytes.len()
-    );
     assert!(
-        through_stream(&bytes, 65_536).is_none(),
+        through_stream(&bytes, 65_536).0.is_none(),
         "exactly cap+1 accepted"
     );
     // Valid JSON, then garbage past the cap.
@@ -243,38 +228,39 @@ fn payloads_over_the_cap_are_refused() {
     bytes.extend_from_slice(b"garbage that is not JSON");
     assert!(HookInput::parse(&bytes, None).is_err());
     assert!(
-        through_stream(&bytes, 65_536).is_none(),
+        through_stream(&bytes, 65_536).0.is_none(),
         "garbage past the cap accepted"
     );
-}
-
-fn norm(v: Option<Value>) -> Option<Value> {
-    let mut v = v?;
-    let tool = v
-        .get("tool_name")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    if let Some(ti) = v.get_mut("tool_input").and_then(Value::as_object_mut) {
-        for (k, val) in ti.iter_mut() {
-            if !DIGESTED.contains(&(tool.as_str(), k.as_str())) {
-                continue;
-            }
-            if let Value::String(s) = val
-                && s.len() >= DIGEST_MIN_BYTES
-            {
-                *val = json!(audit::truncate_with_digest(s));
-            }
-        }
-    }
-    Some(v)
 }
 
 #[test]
 fn header_mutations_agree_with_the_plain_parse() {
     let mut r = Rng(0x0bad_c0de_1234_9876);
-    let mut digested = 0;
-    for case in 0..1000 {
+    let ins: &[&[u8]] = &[
+        b"\"",
+        b"\\",
+        b"\x01",
+        b"\xff",
+        b"\xc3",
+        b"\\ud800",
+        b"\\u12",
+        b"}",
+        b"{",
+        b"[",
+        b"]",
+        b":",
+        b",",
+        b" ",
+        b"1",
+        b"\\n",
+        b"\"x\":",
+        b"\"content\":",
+        b"\"hook_event_name\":\"Stop\",",
+        b"\"tool_name\":\"Bash\",",
+        b"null",
+    ];
+    let (cases, mut digested) = (1000, 0);
+    for case in 0..cases {
         let m = DIGEST_MIN_BYTES + r.below(300);
         let text = raw_text(&mut r, m);
         let short = "ab\\\"c\\u00e9";
@@ -293,71 +279,20 @@ fn header_mutations_agree_with_the_plain_parse() {
             ),
         ];
         let mut bytes = templates[r.below(templates.len())].clone().into_bytes();
-        let muts = 1 + r.below(3);
-        for _ in 0..muts {
+        for _ in 0..1 + r.below(3) {
             let len = bytes.len();
             let at = match r.below(3) {
                 0 => r.below(180),
                 1 => len - 1 - r.below(60),
                 _ => r.below(len),
             };
-            let ins: &[&[u8]] = &[
-                b"\"",
-                b"\\",
-                b"\x01",
-                b"\xff",
-                b"\xc3",
-                b"\\ud800",
-                b"\\u12",
-                b"}",
-                b"{",
-                b"[",
-                b"]",
-                b":",
-                b",",
-                b" ",
-                b"1",
-                b"\\n",
-                b"\"x\":",
-                b"\"content\":",
-                b"\"hook_event_name\":\"Stop\",",
-                b"\"tool_name\":\"Bash\",",
-                b"null",
-            ];
-            match r.below(3) {
-                0 => {
-                    bytes.remove(at);
-                }
-                1 => {
-                    bytes[at] = ins[r.below(ins.len())][0];
-                }
-                _ => {
-                    let s = ins[r.below(ins.len())];
-                    bytes.splice(at..at, s.iter().copied());
-                }
-            }
+            mutate(&mut r, &mut bytes, at, ins);
         }
-        let want = norm(
-            HookInput::parse(&bytes, None)
-                .ok()
-                .map(|i| Value::Object(i.raw)),
-        );
-        for step in [1 + r.below(100), 4000 + r.below(70_000), usize::MAX] {
-            let got = read(Trickle { data: &bytes, step }, 0).unwrap();
-            if got.digested.is_some() {
-                digested += 1;
-            }
-            let got = norm(through_stream(&bytes, step));
-            if got != want {
-                panic!(
-                    "case {case} step {step}: {:?} ... {:?}\n got {} want {}",
-                    String::from_utf8_lossy(&bytes[..200]),
-                    String::from_utf8_lossy(&bytes[bytes.len() - 100..]),
-                    got.is_some(),
-                    want.is_some()
-                );
-            }
-        }
+        digested += agree(&mut r, &bytes, case);
     }
-    eprintln!("digested {digested}");
+    assert!(
+        digested > cases / 2,
+        "only {digested} of {} reads digested",
+        3 * cases
+    );
 }
