@@ -96,48 +96,59 @@ impl Digested {
 /// starts at that size.
 pub fn read(input: impl Read, pending: usize) -> io::Result<Payload> {
     let first = pending.saturating_add(1).clamp(16 << 10, PIECE_BYTES + 1);
-    let mut bytes = Vec::with_capacity(first);
     let mut input = input.take(MAX_PAYLOAD_BYTES as u64 + 1);
+    // One buffer, its bytes initialized once: each read takes what the pipe holds up to the
+    // room left (the writer is woken once per piece, not at each of `read_to_end`'s doubling
+    // reads), and the string's pieces are read through the same pages.
+    let mut buf = vec![0; first];
+    let mut len = 0;
     let mut scan = Scan::default();
     // Read and scan the header until the string to digest grows long enough, or the scan
     // stops.
     let ended = loop {
-        let got = (&mut input)
-            .take(PIECE_BYTES as u64)
-            .read_to_end(&mut bytes)?;
-        match scan.advance(&bytes) {
+        if len == buf.len() {
+            buf.resize(len + PIECE_BYTES, 0);
+        }
+        let got = read_once(&mut input, &mut buf[len..])?;
+        len += got;
+        let bytes = &buf[..len];
+        match scan.advance(bytes) {
             Step::More if got > 0 => continue,
-            Step::More | Step::Stop => return read_rest(input, bytes),
-            Step::Broken(e) => return Ok(broken(bytes, e)),
+            Step::More | Step::Stop => {
+                buf.truncate(len);
+                return read_rest(input, buf);
+            }
+            Step::Broken(e) => {
+                buf.truncate(len);
+                return Ok(broken(buf, e));
+            }
             Step::Commit => break None,
             Step::Ended(at) => break Some(at),
         }
     };
     let (Some((start, mut digester)), Some(tool), Some(key)) = (scan.digest, scan.tool, scan.key2)
     else {
-        return read_rest(input, bytes);
+        buf.truncate(len);
+        return read_rest(input, buf);
     };
     // The string's text so far is in the digester: the buffer keeps what comes before its
-    // opening quote and serves as the reading buffer until the string ends.
-    let end = if let Some(at) = ended {
-        Ok(at)
-    } else {
-        bytes.truncate(start);
-        read_string(&mut input, &mut bytes, start, &mut digester)?
+    // opening quote, and the rest of the string is read through the room after it.
+    let rest = match ended {
+        Some(at) => buf[at + 1..len].to_vec(),
+        None => match read_string(&mut input, &mut buf[start..], &mut digester)? {
+            Ok(rest) => rest.to_vec(),
+            Err(e) => {
+                buf.truncate(start);
+                return Ok(broken(buf, e));
+            }
+        },
     };
-    let end = match end {
-        Ok(end) => end,
-        Err(e) => return Ok(broken(bytes, e)),
-    };
+    let mut bytes = buf;
+    bytes.truncate(start);
     let form = match digester.finish() {
         Ok(form) => form,
-        Err(why) => {
-            bytes.truncate(start);
-            return Ok(broken(bytes, InputError::NotJson(why.into())));
-        }
+        Err(why) => return Ok(broken(bytes, InputError::NotJson(why.into()))),
     };
-    let rest = bytes[end + 1..].to_vec();
-    bytes.truncate(start);
     serde_json::to_writer(&mut bytes, &form).map_err(io::Error::other)?;
     bytes.extend_from_slice(&rest);
     input.read_to_end(&mut bytes)?;
@@ -158,18 +169,26 @@ pub fn read(input: impl Read, pending: usize) -> io::Result<Payload> {
     })
 }
 
-/// Reads and digests the rest of a string into `bytes[start..]` (reused for each piece);
-/// returns the offset in `bytes` of its closing quote, the bytes after it kept.
-fn read_string(
-    input: &mut io::Take<impl Read>,
-    bytes: &mut Vec<u8>,
-    start: usize,
-    digester: &mut Digester,
-) -> io::Result<Result<usize, InputError>> {
+/// One read into `buf`, retried when interrupted.
+fn read_once(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     loop {
-        let got = input.take(PIECE_BYTES as u64).read_to_end(bytes)?;
+        match input.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            got => return got,
+        }
+    }
+}
+
+/// Reads and digests the rest of a string through `piece`; returns what came after its
+/// closing quote in the last piece.
+fn read_string<'p>(
+    input: &mut io::Take<impl Read>,
+    piece: &'p mut [u8],
+    digester: &mut Digester,
+) -> io::Result<Result<&'p [u8], InputError>> {
+    loop {
+        let got = read_once(input, piece)?;
         if got == 0 {
-            bytes.truncate(start);
             return Ok(Err(if input.limit() == 0 {
                 InputError::TooLarge {
                     size: MAX_PAYLOAD_BYTES + 1,
@@ -179,13 +198,10 @@ fn read_string(
                 InputError::NotJson("EOF while parsing a string".into())
             }));
         }
-        match digester.feed(&bytes[start..]) {
-            Fed::More => bytes.truncate(start),
-            Fed::Ended(at) => return Ok(Ok(start + at)),
-            Fed::Bad(why) => {
-                bytes.truncate(start);
-                return Ok(Err(InputError::NotJson(why.into())));
-            }
+        match digester.feed(&piece[..got]) {
+            Fed::More => {}
+            Fed::Ended(at) => return Ok(Ok(&piece[at + 1..got])),
+            Fed::Bad(why) => return Ok(Err(InputError::NotJson(why.into()))),
         }
     }
 }
@@ -596,10 +612,15 @@ fn unescape_block(block: &[u8], out: &mut [u8], w: &mut usize) -> Block {
         } else {
             stops.trailing_zeros() as usize
         };
+        // Runs between escapes are mostly shorter than 16 bytes: the first store is made
+        // whatever the run's length (a branch less to mispredict).
         let mut k = at;
-        while k < stop {
+        loop {
             out[wl + k - at..wl + k - at + 16].copy_from_slice(&block[k..k + 16]);
             k += 16;
+            if k >= stop {
+                break;
+            }
         }
         wl += stop - at;
         if stops == 0 {
