@@ -85,10 +85,36 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
 
 /// Bytes already waiting on stdin (`FIONREAD`; 0 when unknown): the read buffer starts at
 /// that size instead of growing to it by doubling, which copied each small step into fresh
-/// memory (~30 pages and ~120 KB of copying for a 1 MB payload).
+/// memory (~30 pages and ~120 KB of copying for a 1 MB payload). A pipe already full when
+/// oath starts holds a large payload: it is widened first ([`widen_full_pipe`]).
 fn pending_bytes(stdin: &io::Stdin) -> usize {
-    rustix::io::ioctl_fionread(stdin).map_or(0, |n| usize::try_from(n).unwrap_or(0))
+    let n = rustix::io::ioctl_fionread(stdin).map_or(0, |n| usize::try_from(n).unwrap_or(0));
+    if n >= DEFAULT_PIPE_BYTES {
+        widen_full_pipe(stdin);
+    }
+    n
 }
+
+/// Linux's default pipe capacity.
+const DEFAULT_PIPE_BYTES: usize = 64 << 10;
+
+/// The capacity a full pipe on stdin is widened to (ADR 0016): the writer then copies four
+/// pieces ahead of the reader and is woken a quarter as often. 1 MB Write, interleaved runs:
+/// 0.08-0.1 ms faster than with the default pipe; a 1 MiB pipe gained nothing (the reader
+/// waits on the pipe's lock while the writer copies the whole payload in one go).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const WIDE_PIPE_BYTES: usize = 256 << 10;
+
+/// One `fcntl`; when stdin is not a pipe or the kernel refuses (the per-user pipe quota),
+/// nothing changes.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn widen_full_pipe(stdin: &io::Stdin) {
+    let _ = rustix::pipe::fcntl_setpipe_size(stdin, WIDE_PIPE_BYTES);
+}
+
+/// Other systems have no call to resize a pipe.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn widen_full_pipe(_stdin: &io::Stdin) {}
 
 thread_local! {
     /// Whether this thread is inside [`run_guarded`], whose panics are answered, not printed.

@@ -355,6 +355,41 @@ fn payloads_around_the_read_buffer_sizes_arrive_whole() {
     }
 }
 
+/// A pipe that is full when the hook starts holds a large payload: the hook widens it, so
+/// that the writer copies ahead of the reader (ADR 0016); a small payload leaves it as it
+/// is. The pipe is the writer's too: its capacity is read here after the hook is done.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_pipe_full_at_start_is_widened() {
+    use std::io::Write;
+    let env = TestEnv::new();
+    for (content_len, widened) in [(1 << 20, true), (100, false)] {
+        let payload = json!({"hook_event_name":"PreToolUse","session_id":"pipe",
+            "tool_name":"Write","tool_use_id":"t1",
+            "tool_input":{"file_path":"notes.txt","content": "a".repeat(content_len)}})
+        .to_string();
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        let default = rustix::pipe::fcntl_getpipe_size(&writer).unwrap();
+        // What fills the pipe is written before the hook starts: no race with its first look.
+        let first = payload.len().min(default);
+        writer.write_all(&payload.as_bytes()[..first]).unwrap();
+        let mut cmd = env.hook_command();
+        cmd.stdin(reader);
+        let child = cmd.spawn().unwrap();
+        writer.write_all(&payload.as_bytes()[first..]).unwrap();
+        let capacity = rustix::pipe::fcntl_getpipe_size(&writer).unwrap();
+        drop(writer);
+        let out = child.wait_with_output().unwrap();
+        let run = HookRun {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        };
+        check_run(&run, Some("PreToolUse"), "pipe");
+        assert_eq!(capacity > default, widened, "{content_len}: {capacity}");
+    }
+}
+
 #[test]
 fn huge_payloads_under_the_cap_are_handled_and_over_the_cap_refused() {
     let env = TestEnv::new();
