@@ -64,7 +64,12 @@ impl Ctx {
 pub fn run(event_hint: Option<String>) -> ExitCode {
     let ctx = Ctx::from_process(event_hint);
     let stdin = io::stdin();
-    let answer = match stream::read(stdin.lock(), pending_bytes(&stdin)) {
+    let pending = pending_bytes(&stdin);
+    let input = WidenAfterFirstRead {
+        stdin: stdin.lock(),
+        widen: pending >= DEFAULT_PIPE_BYTES,
+    };
+    let answer = match stream::read(input, pending) {
         Ok(Payload {
             broken: Some(e),
             bytes,
@@ -85,36 +90,49 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
 
 /// Bytes already waiting on stdin (`FIONREAD`; 0 when unknown): the read buffer starts at
 /// that size instead of growing to it by doubling, which copied each small step into fresh
-/// memory (~30 pages and ~120 KB of copying for a 1 MB payload). A pipe already full when
-/// oath starts holds a large payload: it is widened first ([`widen_full_pipe`]).
+/// memory (~30 pages and ~120 KB of copying for a 1 MB payload).
 fn pending_bytes(stdin: &io::Stdin) -> usize {
-    let n = rustix::io::ioctl_fionread(stdin).map_or(0, |n| usize::try_from(n).unwrap_or(0));
-    if n >= DEFAULT_PIPE_BYTES {
-        widen_full_pipe(stdin);
+    rustix::io::ioctl_fionread(stdin).map_or(0, |n| usize::try_from(n).unwrap_or(0))
+}
+
+/// Stdin, whose pipe is widened ([`widen_pipe`]) after the first read when it was full as
+/// oath started: it holds a large payload. Not before that read: the writer, woken by the
+/// room, would hold the pipe's lock while it copies, and the first read would wait for it.
+struct WidenAfterFirstRead<'a> {
+    stdin: io::StdinLock<'a>,
+    widen: bool,
+}
+
+impl io::Read for WidenAfterFirstRead<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let got = self.stdin.read(buf);
+        if std::mem::take(&mut self.widen) {
+            widen_pipe(&self.stdin);
+        }
+        got
     }
-    n
 }
 
 /// Linux's default pipe capacity.
 const DEFAULT_PIPE_BYTES: usize = 64 << 10;
 
-/// The capacity a full pipe on stdin is widened to (ADR 0016): the writer then copies four
-/// pieces ahead of the reader and is woken a quarter as often. 1 MB Write, interleaved runs:
-/// 0.08-0.1 ms faster than with the default pipe; a 1 MiB pipe gained nothing (the reader
-/// waits on the pipe's lock while the writer copies the whole payload in one go).
+/// The capacity a full pipe on stdin is widened to (ADR 0016): the writer then copies
+/// pieces ahead of the reader. 1 MB Write, interleaved runs: 0.08-0.1 ms faster than with
+/// the default pipe; a 1 MiB pipe gained nothing (the reader waits on the pipe's lock while
+/// the writer copies the whole payload in one go).
 #[cfg(any(target_os = "linux", target_os = "android"))]
 const WIDE_PIPE_BYTES: usize = 256 << 10;
 
 /// One `fcntl`; when stdin is not a pipe or the kernel refuses (the per-user pipe quota),
 /// nothing changes.
 #[cfg(any(target_os = "linux", target_os = "android"))]
-fn widen_full_pipe(stdin: &io::Stdin) {
+fn widen_pipe(stdin: &impl std::os::fd::AsFd) {
     let _ = rustix::pipe::fcntl_setpipe_size(stdin, WIDE_PIPE_BYTES);
 }
 
 /// Other systems have no call to resize a pipe.
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn widen_full_pipe(_stdin: &io::Stdin) {}
+fn widen_pipe<T>(_stdin: &T) {}
 
 thread_local! {
     /// Whether this thread is inside [`run_guarded`], whose panics are answered, not printed.
