@@ -201,6 +201,8 @@ pub(super) struct Stops {
     pub(super) backslash: u64,
     /// Backslashes, quotes and control characters.
     pub(super) any: u64,
+    /// Bytes that are not ASCII.
+    pub(super) high: u64,
 }
 
 impl Stops {
@@ -208,7 +210,7 @@ impl Stops {
     /// 16-byte vector compares (SSE2 on x86-64, NEON on AArch64, plain code elsewhere).
     #[inline(always)]
     pub(super) fn of(block: &[u8]) -> Self {
-        let (mut backslash, mut any) = (0, 0);
+        let (mut backslash, mut any, mut high) = (0, 0, 0);
         for (k, chunk) in block[..BLOCK].chunks_exact(16).enumerate() {
             let mut bytes = [0u8; 16];
             bytes.copy_from_slice(chunk);
@@ -220,8 +222,13 @@ impl Stops {
             let control = bits(v.max(u8x16::splat(0x1f)).simd_eq(u8x16::splat(0x1f)));
             backslash |= b;
             any |= b | quote | control;
+            high |= bits(v);
         }
-        Self { backslash, any }
+        Self {
+            backslash,
+            any,
+            high,
+        }
     }
 }
 

@@ -444,8 +444,9 @@ enum Escape {
     Bad,
 }
 
-/// Unescaped bytes gathered before they are checked and hashed.
-const OUT_BYTES: usize = 32 * 1024;
+/// Unescaped bytes gathered before they are checked and hashed: 16 BLAKE3 chunks, as many as
+/// its widest code (AVX-512) hashes at once; fewer pages to touch than a larger buffer.
+const OUT_BYTES: usize = 16 * 1024;
 
 /// A string's head kept for its audit form.
 const WINDOW_BYTES: usize = audit::MAX_STRING_BYTES + audit::REDACT_LOOKAHEAD_BYTES;
@@ -463,6 +464,9 @@ struct Digester {
     hashed: usize,
     /// Bytes at the start of `out` checked as UTF-8 (up to a character's end).
     checked: usize,
+    /// `out[checked..w]` is valid UTF-8 without a check: the raw bytes in it were ASCII
+    /// (escapes decode to whole characters). Cleared by a block that holds another byte.
+    known_valid: bool,
     /// An escape the bytes fed so far cut (its raw bytes).
     carry: Vec<u8>,
 }
@@ -476,6 +480,7 @@ impl Digester {
             head: Vec::with_capacity(WINDOW_BYTES),
             hashed: 0,
             checked: 0,
+            known_valid: true,
             carry: Vec::new(),
         }
     }
@@ -508,7 +513,7 @@ impl Digester {
             let Some(block) = raw.get(i..i + BLOCK + 16) else {
                 break;
             };
-            match unescape_block(block, &mut self.out, &mut self.w) {
+            match unescape_block(block, &mut self.out, &mut self.w, &mut self.known_valid) {
                 Block::Took(at) => i += at,
                 Block::Ended(at) => return Fed::Ended(i + at),
                 Block::Bad(why) => return Fed::Bad(why),
@@ -527,6 +532,7 @@ impl Digester {
                 },
                 0..0x20 => return Fed::Bad("control character in a string"),
                 c => {
+                    self.known_valid &= c.is_ascii();
                     self.out[self.w] = c;
                     self.w += 1;
                     i += 1;
@@ -548,11 +554,16 @@ impl Digester {
     /// keeps the rest, and whole BLAKE3 chunks only unless `last`: the hasher takes those many
     /// at a time, and the bytes of a chunk it is handed in parts one 64-byte block at a time.
     fn flush(&mut self, last: bool) -> Result<(), ()> {
-        let valid = match std::str::from_utf8(&self.out[self.checked..self.w]) {
-            Ok(_) => self.w,
-            Err(e) if e.error_len().is_none() && !last => self.checked + e.valid_up_to(),
-            Err(_) => return Err(()),
+        let valid = if self.known_valid {
+            self.w
+        } else {
+            match std::str::from_utf8(&self.out[self.checked..self.w]) {
+                Ok(_) => self.w,
+                Err(e) if e.error_len().is_none() && !last => self.checked + e.valid_up_to(),
+                Err(_) => return Err(()),
+            }
         };
+        self.known_valid = valid == self.w;
         let hash = if last {
             valid
         } else {
@@ -600,10 +611,13 @@ enum Block {
 /// Unescapes a block of a string's text (`block` holds [`BLOCK`] bytes and 16 more) into
 /// `out[*w..]`, which has room for the block and 16 bytes past it: the run before each byte
 /// to look at is written with whole 16-byte stores, the bytes past the run overwritten next.
+/// `known_valid` is cleared when the block holds a byte that is not ASCII.
 #[inline(always)]
-fn unescape_block(block: &[u8], out: &mut [u8], w: &mut usize) -> Block {
+fn unescape_block(block: &[u8], out: &mut [u8], w: &mut usize, known_valid: &mut bool) -> Block {
     let block = &block[..BLOCK + 16];
-    let mut stops = Stops::of(block).any;
+    let Stops { any, high, .. } = Stops::of(block);
+    *known_valid &= high == 0;
+    let mut stops = any;
     let mut at = 0;
     let mut wl = *w;
     let took = loop {
