@@ -13,7 +13,9 @@
 //! | files | [`project`] (where), [`state`] (locked atomic files), [`audit`], [`redact`] |
 //! | configuration | [`config`], [`suggest`] ("did you mean") |
 //! | people | [`cli`], [`cmd`], [`ui`], [`error`] |
-//! | ambient | [`clock`], [`env`](mod@env) |
+//! | ambient | [`clock`], [`env`](mod@env), [`startup`] (the glibc build's own start) |
+
+#![forbid(unsafe_code)]
 
 pub mod audit;
 pub mod classify;
@@ -35,6 +37,7 @@ pub mod protocol;
 pub mod redact;
 pub mod rules;
 pub mod shell;
+pub mod startup;
 pub mod state;
 pub mod strike;
 pub mod suggest;

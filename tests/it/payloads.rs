@@ -247,6 +247,45 @@ fn empty_and_unreadable_stdin_answers_safely() {
     assert!(env.written_files().is_empty());
 }
 
+/// A hook started with stdout or stderr closed writes nothing meant for them into its files,
+/// though the first file it opens may take the closed number: it answers after closing its
+/// files, and the glibc build, which skips Rust's runtime start-up, opens the missing
+/// standard descriptors on `/dev/null` as that runtime does (ADR 0017).
+#[test]
+fn closed_standard_descriptors_are_not_taken_by_files() {
+    let env = TestEnv::new();
+    for (i, close) in ["1>&-", "2>&-", "1>&- 2>&-"].into_iter().enumerate() {
+        let session = format!("closed{i}");
+        // Denied: an answer on stdout.
+        let payload = json!({"hook_event_name":"PreToolUse","session_id": session,
+            "tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"sudo rm -rf /"}});
+        let mut cmd = std::process::Command::new("sh");
+        cmd.arg("-c")
+            .arg(format!("exec \"$0\" hook {close}"))
+            .arg(crate::support::oath_bin());
+        env.apply_env(&mut cmd);
+        let run = crate::support::run_with_stdin(cmd, payload.to_string().as_bytes());
+        // Denied: exit code 2 (with the reason on stderr) as with every descriptor open.
+        assert_eq!(run.code, Some(2), "{close}: {}", run.stderr);
+        for (path, bytes) in env.written_files() {
+            let text = String::from_utf8_lossy(&bytes);
+            assert!(
+                !text.contains("hookSpecificOutput") && !text.contains("oath:"),
+                "{close}: {} holds {}",
+                path.display(),
+                clip(&text)
+            );
+        }
+        let audit = std::fs::read_to_string(env.audit_file(&session)).unwrap();
+        assert!(
+            audit
+                .lines()
+                .all(|l| serde_json::from_str::<Value>(l).is_ok()),
+            "{audit}"
+        );
+    }
+}
+
 #[test]
 fn non_utf8_and_nul_bytes_in_a_pre_tool_use_payload_still_decide() {
     let env = TestEnv::new();
