@@ -4,7 +4,8 @@
 //! costs ~50 µs a process there (ADR 0017; [`oath::startup`] keeps what oath needs of it).
 //! Every hook is a process, so that is paid at every tool call.
 
-#![cfg_attr(all(target_os = "linux", target_env = "gnu"), no_main)]
+// Not in the unit-test build of this file, whose `main` is the test harness's.
+#![cfg_attr(all(target_os = "linux", target_env = "gnu", not(test)), no_main)]
 
 /// musl's own allocator maps and unmaps memory every few allocations (~100 `mmap` and 60
 /// `munmap` for a 2 KB command line); dlmalloc keeps it, as glibc's does (docs/adr/0015).
@@ -12,7 +13,7 @@
 #[global_allocator]
 static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+#[cfg(not(all(target_os = "linux", target_env = "gnu", not(test))))]
 fn main() -> std::process::ExitCode {
     oath::cli::main()
 }
@@ -22,7 +23,7 @@ fn main() -> std::process::ExitCode {
 /// A panic that escapes is answered as the runtime would (exit code 101; its message is
 /// printed by the panic hook); `process::exit` flushes stdout as the runtime's exit does.
 // SAFETY of `no_mangle`: no other `main` is linked (`no_main` leaves the symbol to us).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
 #[allow(unsafe_code)]
 #[unsafe(no_mangle)]
 extern "C" fn main(
@@ -39,7 +40,7 @@ extern "C" fn main(
 
 /// The status an `ExitCode` stands for: on Unix it holds one byte, which the standard
 /// library gives back only through the runtime (`ExitCode::exit_process` is unstable).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
 fn status(code: std::process::ExitCode) -> i32 {
     (0..=u8::MAX)
         .find(|&n| std::process::ExitCode::from(n) == code)
