@@ -125,9 +125,12 @@ const WIDE_PIPE_BYTES: usize = 256 << 10;
 
 /// One `fcntl`; when stdin is not a pipe or the kernel refuses (the per-user pipe quota),
 /// nothing changes.
+/// A pipe already that wide (the default on kernels with 64 KiB pages) is left alone.
 #[cfg(any(target_os = "linux", target_os = "android"))]
 fn widen_pipe(stdin: &impl std::os::fd::AsFd) {
-    let _ = rustix::pipe::fcntl_setpipe_size(stdin, WIDE_PIPE_BYTES);
+    if rustix::pipe::fcntl_getpipe_size(stdin).is_ok_and(|n| n < WIDE_PIPE_BYTES) {
+        let _ = rustix::pipe::fcntl_setpipe_size(stdin, WIDE_PIPE_BYTES);
+    }
 }
 
 /// Other systems have no call to resize a pipe.

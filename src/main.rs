@@ -18,7 +18,8 @@ fn main() -> std::process::ExitCode {
     oath::cli::main()
 }
 
-/// The C `main` glibc's start-up calls. The arguments are not needed: on glibc, Rust's
+/// The C `main` glibc's start-up calls, doing what oath needs of the runtime's start-up
+/// ([`oath::startup`], SIGPIPE ignored). The arguments are not needed: on glibc, Rust's
 /// standard library reads them before `main` (an `.init_array` function given argc and argv).
 /// A panic that escapes is answered as the runtime would (exit code 101; its message is
 /// printed by the panic hook); `process::exit` flushes stdout as the runtime's exit does.
@@ -31,6 +32,14 @@ extern "C" fn main(
     _argv: *const *const std::ffi::c_char,
 ) -> std::ffi::c_int {
     oath::startup::open_standard_descriptors();
+    // As Rust's runtime does: a reader gone from stdout or stderr gives `EPIPE`, not death by
+    // SIGPIPE, which would turn a hook's deny (exit code 2) into a killed hook that Claude
+    // Code takes for a non-blocking error. Children get the default back from std.
+    // SAFETY: one thread so far; SIG_IGN installs no handler.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
     let code = match std::panic::catch_unwind(oath::cli::main) {
         Ok(code) => status(code),
         Err(_) => 101,

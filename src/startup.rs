@@ -1,14 +1,12 @@
 //! What Rust's runtime does before `main` that oath's glibc build needs, which skips that
 //! runtime (`src/main.rs`, ADR 0017).
 //!
-//! The runtime's start-up on glibc costs ~50 µs per process here, a fifth of what a hook's own
-//! work costs: finding the main thread's stack for its guard page (glibc reads
-//! `/proc/self/maps` for it), an alternate signal stack and handlers that report a stack
-//! overflow, `SIGPIPE` ignored. What oath keeps of it is here: the standard descriptors are
-//! made to exist. Not kept: `SIGPIPE` keeps its default, so writing to a closed pipe ends the
-//! process (what `oath audit | head` should do; a hook whose reader is gone has no one to
-//! answer), and a stack overflow ends the process with `SIGSEGV` without a message (oath's
-//! recursion is bounded: JSON depth is capped before parsing).
+//! The runtime's start-up on glibc costs ~50 µs per process here: finding the main thread's
+//! stack for its guard page (glibc reads `/proc/self/maps` for it), an alternate signal stack
+//! and handlers that report a stack overflow. What oath keeps of it: the standard descriptors
+//! are made to exist (here) and SIGPIPE is ignored (`src/main.rs`). Not kept: a stack
+//! overflow ends the process with `SIGSEGV` without a message (oath's recursion is bounded:
+//! JSON depth is capped before parsing), and panics name the main thread `<unnamed>`.
 
 use std::io;
 use std::os::fd::AsFd;
@@ -31,8 +29,12 @@ pub fn open_standard_descriptors() {
                 .write(write)
                 .open("/dev/null")
             {
-                // Kept open for the life of the process, as the number it stands in for.
-                Ok(file) => std::mem::forget(file),
+                // Kept open for the life of the process, as the number it stands in for, and
+                // inheritable as the runtime's are: a child given inherited stdio gets it.
+                Ok(file) => {
+                    let _ = rustix::io::fcntl_setfd(&file, rustix::io::FdFlags::empty());
+                    std::mem::forget(file);
+                }
                 Err(_) => return,
             }
         }
