@@ -98,7 +98,14 @@ impl Digested {
 /// Reads a payload, `pending` being the bytes already waiting (0 when unknown): the buffer
 /// starts at that size.
 pub fn read(input: impl Read, pending: usize) -> io::Result<Payload> {
-    let first = pending.saturating_add(1).clamp(16 << 10, PIECE_BYTES + 1);
+    // A full pipe (a piece waiting as oath starts) holds a large payload: the buffer starts at
+    // two pieces, so that each read after the first can take two, and the writer, woken at
+    // each read of a full pipe, is woken half as often (1 MB Write 0.07-0.1 ms faster).
+    let first = if pending >= PIECE_BYTES {
+        2 * PIECE_BYTES
+    } else {
+        pending.saturating_add(1).clamp(16 << 10, PIECE_BYTES + 1)
+    };
     let mut input = input.take(MAX_PAYLOAD_BYTES as u64 + 1);
     // One buffer, its bytes initialized once: each read takes what the pipe holds up to the
     // room left (the writer is woken once per piece, not at each of `read_to_end`'s doubling
@@ -814,21 +821,17 @@ mod tests {
     }
 
     /// What the default pipe holds as oath starts (64 KiB) is enough to decide: the rest of
-    /// a large Write goes through the buffer that first read filled, which never grows.
+    /// a large Write goes through the buffer that first read went into (two pieces), which
+    /// never grows.
     #[test]
     fn a_large_write_is_read_through_the_first_buffer() {
         let pipe = 64 << 10;
         let bytes = payload("PreToolUse", "Write", "content", &"ab\n".repeat(400_000));
-        let got = read(
-            Trickle {
-                data: &bytes,
-                step: pipe,
-            },
-            pipe,
-        )
-        .unwrap();
-        assert!(got.digested.is_some());
-        assert!(got.bytes.capacity() <= pipe + 1, "{}", got.bytes.capacity());
+        for step in [pipe, 2 * pipe, usize::MAX] {
+            let got = read(Trickle { data: &bytes, step }, pipe).unwrap();
+            assert!(got.digested.is_some());
+            assert_eq!(got.bytes.capacity(), 2 * pipe, "{step}");
+        }
     }
 
     #[test]
