@@ -67,7 +67,7 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
     let pending = pending_bytes(&stdin);
     let input = WidenAfterFirstRead {
         stdin: stdin.lock(),
-        widen: pending >= DEFAULT_PIPE_BYTES,
+        widen: pending >= stream::FULL_PIPE_BYTES,
     };
     let answer = match stream::read(input, pending) {
         Ok(Payload {
@@ -113,9 +113,6 @@ impl io::Read for WidenAfterFirstRead<'_> {
     }
 }
 
-/// Linux's default pipe capacity.
-const DEFAULT_PIPE_BYTES: usize = 64 << 10;
-
 /// The capacity a full pipe on stdin is widened to (ADR 0016): the writer then copies
 /// pieces ahead of the reader. 1 MB Write, interleaved runs: 0.08-0.1 ms faster than with
 /// the default pipe; a 1 MiB pipe gained nothing (the reader waits on the pipe's lock while
@@ -123,9 +120,9 @@ const DEFAULT_PIPE_BYTES: usize = 64 << 10;
 #[cfg(any(target_os = "linux", target_os = "android"))]
 const WIDE_PIPE_BYTES: usize = 256 << 10;
 
-/// One `fcntl`; when stdin is not a pipe or the kernel refuses (the per-user pipe quota),
+/// Two `fcntl`s; a pipe already that wide (the default on kernels with 64 KiB pages) is left
+/// alone, and when stdin is not a pipe or the kernel refuses (the per-user pipe quota),
 /// nothing changes.
-/// A pipe already that wide (the default on kernels with 64 KiB pages) is left alone.
 #[cfg(any(target_os = "linux", target_os = "android"))]
 fn widen_pipe(stdin: &impl std::os::fd::AsFd) {
     if rustix::pipe::fcntl_getpipe_size(stdin).is_ok_and(|n| n < WIDE_PIPE_BYTES) {

@@ -27,9 +27,8 @@ use crate::audit;
 
 /// Strings shorter than this are kept (the 3-strike action key renders longer ones by their
 /// audit form; see `strike::normalize`). Half the pipe's default 64 KiB: a large payload's
-/// first read, what the pipe holds as oath starts, decides, and the rest of the string is
-/// read through the same buffer (64 KiB took a second read into a 128 KiB buffer: 17 page
-/// faults more).
+/// first read, what the pipe holds as oath starts, decides (with a buffer of one piece,
+/// 64 KiB took a second read that grew it: 17 page faults more).
 pub const DIGEST_MIN_BYTES: usize = 32 * 1024;
 
 /// How far into the payload the scan looks for the string to digest.
@@ -57,6 +56,10 @@ fn known(
 
 /// Bytes read at once.
 const PIECE_BYTES: usize = 64 * 1024;
+
+/// Linux's default pipe capacity. A pipe that already holds this much as oath starts is full:
+/// the payload is large ([`read`] starts with two pieces, the hook widens the pipe).
+pub const FULL_PIPE_BYTES: usize = 64 << 10;
 
 /// A payload as read.
 #[derive(Debug)]
@@ -98,10 +101,10 @@ impl Digested {
 /// Reads a payload, `pending` being the bytes already waiting (0 when unknown): the buffer
 /// starts at that size.
 pub fn read(input: impl Read, pending: usize) -> io::Result<Payload> {
-    // A full pipe (a piece waiting as oath starts) holds a large payload: the buffer starts at
-    // two pieces, so that each read after the first can take two, and the writer, woken at
-    // each read of a full pipe, is woken half as often (1 MB Write 0.07-0.1 ms faster).
-    let first = if pending >= PIECE_BYTES {
+    // A full pipe holds a large payload: the buffer starts at two pieces, so that each read
+    // after the first can take two, and the writer, woken at each read of a full pipe, is
+    // woken half as often (1 MB Write 0.07-0.1 ms faster).
+    let first = if pending >= FULL_PIPE_BYTES {
         2 * PIECE_BYTES
     } else {
         pending.saturating_add(1).clamp(16 << 10, PIECE_BYTES + 1)
@@ -820,9 +823,8 @@ mod tests {
         read(Trickle { data: bytes, step }, 0).unwrap()
     }
 
-    /// What the default pipe holds as oath starts (64 KiB) is enough to decide: the rest of
-    /// a large Write goes through the buffer that first read went into (two pieces), which
-    /// never grows.
+    /// A large Write whose pipe was full as oath started goes through the buffer its first
+    /// read went into (two pieces), which never grows.
     #[test]
     fn a_large_write_is_read_through_the_first_buffer() {
         let pipe = 64 << 10;
