@@ -1,13 +1,14 @@
 //! Whole-process latency of `oath hook`, measured against a no-op process in the same run.
 //!
 //! Run with `cargo bench --bench hook_latency` (the README's performance section). For each
-//! case it spawns the release binary with the payload on stdin, interleaved with two no-op
-//! processes fed the same payload (`true`, which exits without reading it, and `cat` into
-//! /dev/null, which reads it as any hook must), and prints median, p95 and the ratios;
-//! then, for each PreToolUse case, the floor of a hook built as oath is (see
-//! [`floors`]); then the same with a large history (50 domains, 100 000 audit records,
-//! 10 000 strike attempts), peak RSS, stripped binary size, and the wall time of 64 parallel
-//! PostToolUse processes. Targets are printed next to the figures; nothing here asserts on time.
+//! case it spawns the release binary with the payload on stdin in two states, a fresh one and
+//! one with a large history (50 domains, 100 000 audit records, 10 000 strike attempts),
+//! interleaved run by run with two no-op processes fed the same payload (`true`, which exits
+//! without reading it, and `cat` into /dev/null, which reads it as any hook must), and prints
+//! median, p95 and the ratios for each state; then, for each PreToolUse case, the floor of a
+//! hook built as oath is (see [`floors`]); then peak RSS, stripped binary size, and the wall
+//! time of 64 parallel PostToolUse processes. Targets are printed next to the figures;
+//! nothing here asserts on time.
 //!
 //! The binary measured is the one `cargo build --release` makes (built first if needed; see
 //! [`oath_bin`] for why not the one `cargo bench` builds).
@@ -71,27 +72,42 @@ fn release_bin() -> Result<String, String> {
 }
 const RUNS: usize = 200;
 /// Stands for the `tool_use_id` of a tool call in a case's payload; every run gets its own id
-/// of the same length ([`with_fresh_id`]), because oath deduplicates outcomes by
+/// of the same length ([`Case::for_run`]), because oath deduplicates outcomes by
 /// `tool_use_id`: a repeated id would measure the duplicate check, not the trust update or
 /// the 3-strike record.
 const ID_SLOT: &str = "toolu_run000000000000";
 
-/// Returns the payload with [`ID_SLOT`] replaced by an id unique to `run`.
-fn with_fresh_id(payload: &[u8], run: u64) -> Vec<u8> {
-    let mut out = payload.to_vec();
-    let slot = ID_SLOT.as_bytes();
-    if let Some(at) = out.windows(slot.len()).position(|w| w == slot) {
-        let id = format!("toolu_run{run:012}");
-        out[at..at + slot.len()].copy_from_slice(id.as_bytes());
-    }
-    out
-}
 const SESSION: &str = "bench-session";
 
 struct Case {
     name: &'static str,
     payload: Vec<u8>,
+    /// Where [`ID_SLOT`] is in the payload.
+    id_at: Option<usize>,
     pre_tool_use: bool,
+}
+
+impl Case {
+    fn new(name: &'static str, payload: Vec<u8>, pre_tool_use: bool) -> Self {
+        let slot = ID_SLOT.as_bytes();
+        let id_at = payload.windows(slot.len()).position(|w| w == slot);
+        Self {
+            name,
+            payload,
+            id_at,
+            pre_tool_use,
+        }
+    }
+
+    /// The payload with an id unique to `run` in [`ID_SLOT`]'s place, written over the last
+    /// one: no copy of a megabyte per run in this process (see [`measure`]).
+    fn for_run(&mut self, run: u64) -> &[u8] {
+        if let Some(at) = self.id_at {
+            let id = format!("toolu_run{run:012}");
+            self.payload[at..at + ID_SLOT.len()].copy_from_slice(id.as_bytes());
+        }
+        &self.payload
+    }
 }
 
 fn payload(project: &Path, event: &str, extra: serde_json::Value) -> Vec<u8> {
@@ -108,107 +124,144 @@ fn payload(project: &Path, event: &str, extra: serde_json::Value) -> Vec<u8> {
     serde_json::to_vec(&v).expect("payload")
 }
 
-fn cases(project: &Path) -> Vec<Case> {
-    let compound: String = {
-        let mut s = String::from("cd src && ");
-        let mut i = 0;
-        while s.len() < 2048 {
-            s.push_str(&format!("grep -rn \"pattern{i}\" . | head -5 && FOO=bar cargo build --bin x{i} 2>&1 | tail -3; "));
-            i += 1;
-        }
-        s.push_str("echo done");
-        s
-    };
-    let big = "x".repeat(1024 * 1024);
-    // Source code as an agent writes it: lines, indentation, quotes and tabs, which JSON
-    // carries as escapes (four per line here), each one unescaped by the parser.
-    let code: String = {
-        let mut s = String::with_capacity(1024 * 1024 + 100);
-        let mut i = 0;
-        while s.len() < 1024 * 1024 {
-            s.push_str(&format!(
-                "    let value_{i} = format!(\"{{}}\\t{{}}\", left, right); // step {i}\n"
-            ));
-            i += 1;
-        }
-        s.truncate(1024 * 1024);
-        s
-    };
+/// How many cases [`case`] has.
+const CASES: usize = 8;
+
+/// Case `k` (below [`CASES`]) for a project. Built when measured and dropped after: the
+/// benchmark keeps as little memory as it can, because a larger benchmark process made every
+/// process it spawned slower here, the no-ops as much as oath (a few MB more: `true` 0.70 →
+/// 0.98 ms), which brings every ratio closer to 1.
+fn case(k: usize, project: &Path) -> Case {
     let src = project.join("src/lib.rs");
-    vec![
-        Case {
-            name: "PreToolUse Bash simple",
-            payload: payload(
+    match k {
+        0 => Case::new(
+            "PreToolUse Bash simple",
+            payload(
                 project,
                 "PreToolUse",
                 serde_json::json!({"tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_use_id":ID_SLOT}),
             ),
-            pre_tool_use: true,
-        },
-        Case {
-            name: "PreToolUse Bash 2 KB compound",
-            payload: payload(
-                project,
-                "PreToolUse",
-                serde_json::json!({"tool_name":"Bash","tool_input":{"command":compound},"tool_use_id":ID_SLOT}),
-            ),
-            pre_tool_use: true,
-        },
-        Case {
-            name: "PreToolUse Write 1 MB plain",
-            payload: payload(
-                project,
-                "PreToolUse",
-                serde_json::json!({"tool_name":"Write","tool_input":{"file_path":src,"content":big},"tool_use_id":ID_SLOT}),
-            ),
-            pre_tool_use: true,
-        },
-        Case {
-            name: "PreToolUse Write 1 MB code",
-            payload: payload(
-                project,
-                "PreToolUse",
-                serde_json::json!({"tool_name":"Write","tool_input":{"file_path":src,"content":code},"tool_use_id":ID_SLOT}),
-            ),
-            pre_tool_use: true,
-        },
-        Case {
-            name: "PostToolUse",
-            payload: payload(
+            true,
+        ),
+        1 => {
+            let compound: String = {
+                let mut s = String::from("cd src && ");
+                let mut i = 0;
+                while s.len() < 2048 {
+                    s.push_str(&format!("grep -rn \"pattern{i}\" . | head -5 && FOO=bar cargo build --bin x{i} 2>&1 | tail -3; "));
+                    i += 1;
+                }
+                s.push_str("echo done");
+                s
+            };
+            Case::new(
+                "PreToolUse Bash 2 KB compound",
+                payload(
+                    project,
+                    "PreToolUse",
+                    serde_json::json!({"tool_name":"Bash","tool_input":{"command":compound},"tool_use_id":ID_SLOT}),
+                ),
+                true,
+            )
+        }
+        2 => {
+            let big = "x".repeat(1024 * 1024);
+            Case::new(
+                "PreToolUse Write 1 MB plain",
+                payload(
+                    project,
+                    "PreToolUse",
+                    serde_json::json!({"tool_name":"Write","tool_input":{"file_path":src,"content":big},"tool_use_id":ID_SLOT}),
+                ),
+                true,
+            )
+        }
+        3 => {
+            // Source code as an agent writes it: lines, indentation, quotes and tabs, which JSON
+            // carries as escapes (four per line here), each one unescaped by the parser.
+            let code: String = {
+                let mut s = String::with_capacity(1024 * 1024 + 100);
+                let mut i = 0;
+                while s.len() < 1024 * 1024 {
+                    s.push_str(&format!(
+                        "    let value_{i} = format!(\"{{}}\\t{{}}\", left, right); // step {i}\n"
+                    ));
+                    i += 1;
+                }
+                s.truncate(1024 * 1024);
+                s
+            };
+            Case::new(
+                "PreToolUse Write 1 MB code",
+                payload(
+                    project,
+                    "PreToolUse",
+                    serde_json::json!({"tool_name":"Write","tool_input":{"file_path":src,"content":code},"tool_use_id":ID_SLOT}),
+                ),
+                true,
+            )
+        }
+        4 => Case::new(
+            "PostToolUse",
+            payload(
                 project,
                 "PostToolUse",
                 serde_json::json!({"tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_response":{"stdout":"a\nb\n","stderr":"","interrupted":false,"isImage":false},"tool_use_id":ID_SLOT,"duration_ms":5}),
             ),
-            pre_tool_use: false,
-        },
-        Case {
-            name: "PostToolUseFailure",
-            payload: payload(
+            false,
+        ),
+        5 => Case::new(
+            "PostToolUseFailure",
+            payload(
                 project,
                 "PostToolUseFailure",
                 serde_json::json!({"tool_name":"Bash","tool_input":{"command":"cargo build"},"tool_use_id":ID_SLOT,"error":"Exit code 101\nerror[E0308]: mismatched types\n --> src/lib.rs:10:5","is_interrupt":false}),
             ),
-            pre_tool_use: false,
-        },
-        Case {
-            name: "Stop",
-            payload: payload(
+            false,
+        ),
+        6 => Case::new(
+            "Stop",
+            payload(
                 project,
                 "Stop",
                 serde_json::json!({"stop_hook_active":false,"last_assistant_message":"done"}),
             ),
-            pre_tool_use: false,
-        },
-        Case {
-            name: "SessionStart",
-            payload: payload(
+            false,
+        ),
+        _ => Case::new(
+            "SessionStart",
+            payload(
                 project,
                 "SessionStart",
                 serde_json::json!({"source":"startup"}),
             ),
-            pre_tool_use: false,
-        },
-    ]
+            false,
+        ),
+    }
+}
+
+/// The absolute path of a no-op program, found on `PATH` once. Spawned by name, with the
+/// `PATH` [`Env::apply`] sets, the standard library would fork the benchmark (not the
+/// `posix_spawn` it uses for oath's absolute path) and the child would try `execve` in each
+/// directory of `PATH` before the one holding it: seven failed calls here, all counted in
+/// the no-op's time, which made every ratio to it look better than it was.
+fn noop_bin(name: &'static str) -> &'static str {
+    static FOUND: std::sync::OnceLock<std::collections::BTreeMap<&'static str, String>> =
+        std::sync::OnceLock::new();
+    let found = FOUND.get_or_init(|| {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        ["true", "cat"]
+            .into_iter()
+            .map(|n| {
+                let at = std::env::split_paths(&path)
+                    .map(|dir| dir.join(n))
+                    .find(|p| p.is_file())
+                    .unwrap_or_else(|| panic!("`{n}` not found on PATH"));
+                (n, at.to_string_lossy().into_owned())
+            })
+            .collect()
+    });
+    &found[name]
 }
 
 /// Runs one process with `stdin` and returns its wall time (spawn to exit).
@@ -256,6 +309,23 @@ fn stats(mut v: Vec<Duration>) -> (f64, f64) {
     (median, p95)
 }
 
+/// Returns `0..n` in an order drawn from `seed` (xorshift64*, Fisher-Yates).
+fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        order.swap(i, j);
+    }
+    order
+}
+
 /// Returns a run number never returned before in this process.
 fn next_run() -> u64 {
     static RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -268,53 +338,76 @@ struct NoOps {
     cat_ms: f64,
 }
 
-fn measure(label: &str, cases: &[Case], env: &Env) -> Vec<NoOps> {
-    println!("\n## {label}\n");
-    let mut noops = Vec::with_capacity(cases.len());
-    println!(
-        "| case | median ms | p95 ms | `true` median ms | ratio | `cat` median ms | ratio | targets |"
-    );
-    println!("|---|---|---|---|---|---|---|---|");
-    for case in cases {
-        let mut oath = Vec::with_capacity(RUNS);
+/// A state oath is measured in.
+struct State<'a> {
+    label: &'static str,
+    env: &'a Env,
+}
+
+/// Measures every case in every state, interleaved run by run with the no-ops `true` and
+/// `cat`. A state measured after another would also measure what changed on the machine in
+/// between. Prints one table per state; returns the no-op medians of each case.
+fn measure(states: &[State]) -> Vec<NoOps> {
+    // Per case: its name, whether it is a PreToolUse, and oath's times in each state.
+    let mut rows: Vec<(&'static str, bool, Vec<Vec<Duration>>)> = Vec::with_capacity(CASES);
+    let mut noops = Vec::with_capacity(CASES);
+    for k in 0..CASES {
+        let mut built: Vec<Case> = states.iter().map(|s| case(k, &s.env.project)).collect();
+        let mut times: Vec<Vec<Duration>> =
+            states.iter().map(|_| Vec::with_capacity(RUNS)).collect();
         let mut noop = Vec::with_capacity(RUNS);
         let mut reader = Vec::with_capacity(RUNS);
-        // Five warm-up runs of all three, then the measured ones.
+        // Five warm-up runs of all, then the measured ones.
         for i in 0..RUNS + 5 {
-            let payload = with_fresh_id(&case.payload, next_run());
-            let (o, n, c) = (
-                time_one(oath_bin(), &["hook"], &payload, env),
-                time_one("true", &[], &payload, env),
-                time_one("cat", &[], &payload, env),
-            );
-            if i >= 5 {
-                oath.push(o);
-                noop.push(n);
-                reader.push(c);
+            let run = next_run();
+            // A process's cost depends on the one before it (what the kernel finishes of an
+            // exited process after its parent has seen it exit): each run goes in its own order.
+            for slot in shuffled(states.len() + 2, run) {
+                let (at, program, args) = match slot.checked_sub(states.len()) {
+                    None => (slot, oath_bin(), &["hook"][..]),
+                    Some(0) => (0, noop_bin("true"), &[][..]),
+                    Some(_) => (0, noop_bin("cat"), &[][..]),
+                };
+                let t = time_one(program, args, built[at].for_run(run), states[at].env);
+                if i >= 5 {
+                    match slot.checked_sub(states.len()) {
+                        None => times[slot].push(t),
+                        Some(0) => noop.push(t),
+                        Some(_) => reader.push(t),
+                    }
+                }
             }
         }
-        let (m, p) = stats(oath);
-        let (nm, _) = stats(noop);
-        let (cm, _) = stats(reader);
-        let ratio = m / nm;
-        let target = if case.pre_tool_use {
-            format!(
-                "median < 2 ms: {}; within 2x `true`: {}",
-                if m < 2.0 { "met" } else { "NOT met" },
-                if ratio <= 2.0 { "met" } else { "NOT met" }
-            )
-        } else {
-            String::from("-")
-        };
+        let (true_ms, _) = stats(noop);
+        let (cat_ms, _) = stats(reader);
+        noops.push(NoOps { true_ms, cat_ms });
+        rows.push((built[0].name, built[0].pre_tool_use, times));
+    }
+    for (s, state) in states.iter().enumerate() {
+        println!("\n## {}\n", state.label);
         println!(
-            "| {} | {m:.3} | {p:.3} | {nm:.3} | {ratio:.2} | {cm:.3} | {:.2} | {target} |",
-            case.name,
-            m / cm
+            "| case | median ms | p95 ms | `true` median ms | ratio | `cat` median ms | ratio | targets |"
         );
-        noops.push(NoOps {
-            true_ms: nm,
-            cat_ms: cm,
-        });
+        println!("|---|---|---|---|---|---|---|---|");
+        for ((name, pre_tool_use, times), noop) in rows.iter_mut().zip(&noops) {
+            let (m, p) = stats(std::mem::take(&mut times[s]));
+            let ratio = m / noop.true_ms;
+            let target = if *pre_tool_use {
+                format!(
+                    "median < 2 ms: {}; within 2x `true`: {}",
+                    if m < 2.0 { "met" } else { "NOT met" },
+                    if ratio <= 2.0 { "met" } else { "NOT met" }
+                )
+            } else {
+                String::from("-")
+            };
+            println!(
+                "| {name} | {m:.3} | {p:.3} | {:.3} | {ratio:.2} | {:.3} | {:.2} | {target} |",
+                noop.true_ms,
+                noop.cat_ms,
+                m / noop.cat_ms
+            );
+        }
     }
     noops
 }
@@ -345,7 +438,7 @@ fn in_process_ms<T, R>(mut input: impl FnMut() -> T, mut f: impl FnMut(T) -> R) 
 /// itself, the audit record) is left out. It is not a bound on every possible hook: a
 /// statically linked reader starts faster than `cat` (oath's musl build starts faster than
 /// `true`), and oath digests a Write's content while the writer is still writing.
-fn floors(cases: &[Case], noops: &[NoOps]) {
+fn floors(project: &Path, noops: &[NoOps]) {
     println!("\n## floors of PreToolUse (fresh state run)\n");
     println!(
         "What a hook built as oath is spends before any work of its own: reading the payload (`cat`), and in process reading and parsing it as oath does and parsing a Bash command with brush-parser. Not a bound: oath starts faster than `cat` and digests a Write's content as it arrives.\n"
@@ -354,7 +447,8 @@ fn floors(cases: &[Case], noops: &[NoOps]) {
         "| case | `cat` median ms | read and JSON parse ms | brush-parser ms | floor ms | floor / `true` | floor within 2x `true` |"
     );
     println!("|---|---|---|---|---|---|---|");
-    for (case, noop) in cases.iter().zip(noops).filter(|(c, _)| c.pre_tool_use) {
+    let cases = (0..CASES).map(|k| case(k, project));
+    for (case, noop) in cases.zip(noops).filter(|(c, _)| c.pre_tool_use) {
         let json = in_process_ms(
             || (),
             |()| {
@@ -391,7 +485,7 @@ fn floors(cases: &[Case], noops: &[NoOps]) {
 /// Peak RSS (KiB) and minor page faults of one hook run, from `/usr/bin/time`. Page faults
 /// are a large part of a hook's cost on virtual machines (each maps a page through the
 /// hypervisor); the hot-function order of `linker/hot-functions.txt` is meant to keep them low.
-fn resources(case: &Case, env: &Env) -> Option<(u64, u64)> {
+fn resources(case: &mut Case, env: &Env) -> Option<(u64, u64)> {
     let time = Path::new("/usr/bin/time");
     if !time.exists() {
         return None;
@@ -407,7 +501,7 @@ fn resources(case: &Case, env: &Env) -> Option<(u64, u64)> {
     child
         .stdin
         .take()?
-        .write_all(&with_fresh_id(&case.payload, next_run()))
+        .write_all(case.for_run(next_run()))
         .ok()?;
     let out = child.wait_with_output().ok()?;
     match time_figures(&out.stderr)[..] {
@@ -530,18 +624,36 @@ fn main() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let env = Env {
-        home: dir.path().join("home"),
-        oath_home: dir.path().join("state"),
-        project: dir.path().join("project"),
+    let env_in = |name: &str| {
+        let root = dir.path().join(name);
+        let env = Env {
+            home: root.join("home"),
+            oath_home: root.join("state"),
+            project: root.join("project"),
+        };
+        std::fs::create_dir_all(&env.home).expect("home");
+        std::fs::create_dir_all(env.project.join("src")).expect("project");
+        std::fs::write(env.project.join("README.md"), "bench\n").expect("readme");
+        env
     };
-    std::fs::create_dir_all(&env.home).expect("home");
-    std::fs::create_dir_all(env.project.join("src")).expect("project");
-    std::fs::write(env.project.join("README.md"), "bench\n").expect("readme");
-    let cases = cases(&env.project);
+    let (fresh, env) = (env_in("fresh"), env_in("large"));
+    // The large history is written over the state a first run of each case leaves.
+    for k in 0..CASES {
+        time_one(
+            oath_bin(),
+            &["hook"],
+            case(k, &env.project).for_run(next_run()),
+            &env,
+        );
+    }
+    large_history(&env);
+    // Let the freshly written history reach the disk before measuring, so that writeback
+    // does not compete with the runs.
+    let _ = Command::new("sync").status();
+    std::thread::sleep(Duration::from_secs(2));
 
     println!(
-        "# oath hook latency ({} runs per case, interleaved with no-ops `true` and `cat`)",
+        "# oath hook latency ({} runs per case and state, interleaved with no-ops `true` and `cat`)",
         RUNS
     );
     println!(
@@ -551,24 +663,25 @@ fn main() {
             .map(|n| n.get())
             .unwrap_or(1)
     );
-    let noops = measure("fresh state", &cases, &env);
-    floors(&cases, &noops);
-
-    large_history(&env);
-    // Let the freshly written history reach the disk before measuring, so that writeback
-    // does not compete with the runs.
-    let _ = Command::new("sync").status();
-    std::thread::sleep(Duration::from_secs(2));
-    let _ = measure(
-        "large history (50 domains, 100 000 audit records, 10 000 strike attempts)",
-        &cases,
-        &env,
-    );
+    let states = [
+        State {
+            label: "fresh state",
+            env: &fresh,
+        },
+        State {
+            label: "large history (50 domains, 100 000 audit records, 10 000 strike attempts)",
+            env: &env,
+        },
+    ];
+    let noops = measure(&states);
+    floors(&fresh.project, &noops);
 
     println!("\n## resources\n");
-    let measured: Vec<_> = cases
-        .iter()
-        .filter_map(|c| resources(c, &env).map(|r| (c.name, r)))
+    let measured: Vec<_> = (0..CASES)
+        .filter_map(|k| {
+            let mut c = case(k, &env.project);
+            resources(&mut c, &env).map(|r| (c.name, r))
+        })
         .collect();
     let worst = measured.iter().map(|&(name, (kib, _))| (kib, name)).max();
     match worst {
@@ -581,7 +694,7 @@ fn main() {
     }
     // The count starts at fork, before the exec: a no-op's own figure is the baseline.
     let noop_faults = Command::new("/usr/bin/time")
-        .args(["-f", "%R", "true"])
+        .args(["-f", "%R", noop_bin("true")])
         .output()
         .ok()
         .and_then(|o| time_figures(&o.stderr).first().copied());
