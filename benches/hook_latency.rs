@@ -228,7 +228,7 @@ fn case(k: usize, project: &Path) -> Case {
             ),
             false,
         ),
-        _ => Case::new(
+        7 => Case::new(
             "SessionStart",
             payload(
                 project,
@@ -237,31 +237,23 @@ fn case(k: usize, project: &Path) -> Case {
             ),
             false,
         ),
+        _ => unreachable!("there are {CASES} cases, not {}", k + 1),
     }
 }
 
-/// The absolute path of a no-op program, found on `PATH` once. Spawned by name, with the
-/// `PATH` [`Env::apply`] sets, the standard library would fork the benchmark (not the
-/// `posix_spawn` it uses for oath's absolute path) and the child would try `execve` in each
-/// directory of `PATH` before the one holding it: seven failed calls here, all counted in
-/// the no-op's time, which made every ratio to it look better than it was.
-fn noop_bin(name: &'static str) -> &'static str {
-    static FOUND: std::sync::OnceLock<std::collections::BTreeMap<&'static str, String>> =
-        std::sync::OnceLock::new();
-    let found = FOUND.get_or_init(|| {
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        ["true", "cat"]
-            .into_iter()
-            .map(|n| {
-                let at = std::env::split_paths(&path)
-                    .map(|dir| dir.join(n))
-                    .find(|p| p.is_file())
-                    .unwrap_or_else(|| panic!("`{n}` not found on PATH"));
-                (n, at.to_string_lossy().into_owned())
-            })
-            .collect()
-    });
-    &found[name]
+/// The absolute path of a no-op program on `PATH`. Spawned by name, with the `PATH`
+/// [`Env::apply`] sets, the standard library would fork the benchmark (not the `posix_spawn`
+/// it uses for oath's absolute path) and the child would try `execve` in each directory of
+/// `PATH` before the one holding it: seven failed calls here, all counted in the no-op's time,
+/// which made every ratio to it look better than it was.
+fn on_path(name: &str) -> String {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("`{name}` not found on PATH"))
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Runs one process with `stdin` and returns its wall time (spawn to exit).
@@ -351,6 +343,7 @@ fn measure(states: &[State]) -> Vec<NoOps> {
     // Per case: its name, whether it is a PreToolUse, and oath's times in each state.
     let mut rows: Vec<(&'static str, bool, Vec<Vec<Duration>>)> = Vec::with_capacity(CASES);
     let mut noops = Vec::with_capacity(CASES);
+    let (true_bin, cat_bin) = (on_path("true"), on_path("cat"));
     for k in 0..CASES {
         let mut built: Vec<Case> = states.iter().map(|s| case(k, &s.env.project)).collect();
         let mut times: Vec<Vec<Duration>> =
@@ -360,21 +353,16 @@ fn measure(states: &[State]) -> Vec<NoOps> {
         // Five warm-up runs of all, then the measured ones.
         for i in 0..RUNS + 5 {
             let run = next_run();
-            // A process's cost depends on the one before it (what the kernel finishes of an
-            // exited process after its parent has seen it exit): each run goes in its own order.
+            // Each run goes in its own order: no process is always preceded by the same one.
             for slot in shuffled(states.len() + 2, run) {
-                let (at, program, args) = match slot.checked_sub(states.len()) {
-                    None => (slot, oath_bin(), &["hook"][..]),
-                    Some(0) => (0, noop_bin("true"), &[][..]),
-                    Some(_) => (0, noop_bin("cat"), &[][..]),
+                let (at, program, args, sink) = match slot.checked_sub(states.len()) {
+                    None => (slot, oath_bin(), &["hook"][..], &mut times[slot]),
+                    Some(0) => (0, true_bin.as_str(), &[][..], &mut noop),
+                    Some(_) => (0, cat_bin.as_str(), &[][..], &mut reader),
                 };
                 let t = time_one(program, args, built[at].for_run(run), states[at].env);
                 if i >= 5 {
-                    match slot.checked_sub(states.len()) {
-                        None => times[slot].push(t),
-                        Some(0) => noop.push(t),
-                        Some(_) => reader.push(t),
-                    }
+                    sink.push(t);
                 }
             }
         }
@@ -441,7 +429,7 @@ fn in_process_ms<T, R>(mut input: impl FnMut() -> T, mut f: impl FnMut(T) -> R) 
 fn floors(project: &Path, noops: &[NoOps]) {
     println!("\n## floors of PreToolUse (fresh state run)\n");
     println!(
-        "What a hook built as oath is spends before any work of its own: reading the payload (`cat`), and in process reading and parsing it as oath does and parsing a Bash command with brush-parser. Not a bound: oath starts faster than `cat` and digests a Write's content as it arrives.\n"
+        "What a hook built as oath is spends before any work of its own: reading the payload (`cat`), and in process reading and parsing it as oath does and parsing a Bash command with brush-parser. Not a bound: a static binary can start faster than `cat` (the musl build does), and oath digests a Write's content as it arrives.\n"
     );
     println!(
         "| case | `cat` median ms | read and JSON parse ms | brush-parser ms | floor ms | floor / `true` | floor within 2x `true` |"
@@ -694,7 +682,7 @@ fn main() {
     }
     // The count starts at fork, before the exec: a no-op's own figure is the baseline.
     let noop_faults = Command::new("/usr/bin/time")
-        .args(["-f", "%R", noop_bin("true")])
+        .args(["-f", "%R", &on_path("true")])
         .output()
         .ok()
         .and_then(|o| time_figures(&o.stderr).first().copied());
