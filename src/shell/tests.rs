@@ -351,3 +351,22 @@ fn a_parser_panic_is_a_problem() {
         assert_eq!(parse(src).problem, Some(Problem::ParserPanic), "{src}");
     }
 }
+
+/// brush-parser is patched to skip its assignment parser for words without `=`
+/// (vendor/brush-parser/PATCHED.md). Assignments must still be found where Bash finds them (before
+/// the command, and as arguments, where their values feed later words), and no word without `=`
+/// taken for one.
+#[test]
+fn assignments_are_found_before_and_after_the_command_name() {
+    let s = first("A=1 B+=2 C[0]=x env D=/tmp --e=f \"g=h\" i");
+    let names: Vec<&str> = s.assigns.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["A", "B", "C"]);
+    let texts: Vec<&str> = s.words.iter().map(|w| w.text.as_str()).collect();
+    assert_eq!(texts, ["env", "D=/tmp", "--e=f", "g=h", "i"]);
+    // An assignment argument is an assignment: its value reaches a later `$D`.
+    assert_eq!(words("export D=/; rm -rf $D")[1], ["rm", "-rf", "/"]);
+    assert_eq!(words("a=(1 2) b=3; echo $b")[1], ["echo", "3"]);
+    // Words without `=` in every position an assignment may take.
+    assert_eq!(words("x y z")[0], ["x", "y", "z"]);
+    assert!(first("x y z").assigns.is_empty());
+}
