@@ -7,43 +7,107 @@
 //! without reading it, and `cat` into /dev/null, which reads it as any hook must), and prints
 //! median, p95 and the ratios for each state; then, for each PreToolUse case, the floor of a
 //! hook built as oath is (see [`floors`]); then peak RSS, stripped binary size, and the wall
-//! time of 64 parallel PostToolUse processes. Targets are printed next to the figures;
-//! nothing here asserts on time.
+//! time of 64 parallel PostToolUse processes; last, which latency targets each build missed.
+//! Targets are printed next to the figures; nothing here asserts on time.
 //!
-//! The binary measured is the one `cargo build --release` makes (built first if needed; see
-//! [`oath_bin`] for why not the one `cargo bench` builds).
-//! `OATH_BENCH_TARGET=x86_64-unknown-linux-musl` measures the musl build instead (`cargo build
-//! --release --target …`; docs/adr/0015-musl-build.md). `OATH_BENCH_BIN=/path/to/oath` measures
-//! any other build of the same code, e.g. the dynamically linked one of the README's performance
-//! section (`RUSTFLAGS= cargo build --release`).
+//! The builds measured (see [`builds`]) are the one `cargo build --release` makes and, on
+//! x86-64 Linux where rustup has added its target, the musl build (`cargo build --release
+//! --target x86_64-unknown-linux-musl`; docs/adr/0015-musl-build.md), in the same runs.
+//! `OATH_BENCH_TARGET=<triple>` measures that target's build alone; `OATH_BENCH_BIN=/path/to/oath`
+//! measures any other build of the same code alone, e.g. the dynamically linked one of the
+//! README's performance section (`RUSTFLAGS= cargo build --release`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The binary under test: `OATH_BENCH_BIN` when set (e.g. a dynamically linked build), else
-/// the one `cargo build --release` makes, the binary users install. Not the `oath` that
-/// `cargo bench` builds beside this benchmark (`CARGO_BIN_EXE_oath`): with the dev-dependencies
-/// in the build, Cargo unifies more features into shared crates (clap's `env` and `wrap_help`,
-/// regex's Unicode tables, ...), so that binary is larger, its symbols differ and the
-/// hot-function order (`linker/hot-functions.txt`) finds none of them: it took 25 more page
-/// faults per hook and ~0.3 ms more than the release binary here.
-fn oath_bin() -> &'static str {
-    static BIN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    BIN.get_or_init(|| {
-        std::env::var("OATH_BENCH_BIN").unwrap_or_else(|_| {
-            release_bin().unwrap_or_else(|e| {
-                eprintln!("cannot build the release binary ({e}); measuring the bench build");
-                env!("CARGO_BIN_EXE_oath").to_owned()
-            })
-        })
+/// A build of oath under test.
+struct Build {
+    /// How the tables name it.
+    label: String,
+    /// Its executable.
+    bin: String,
+}
+
+/// The musl target, measured beside the default build where it is installed (README, Install).
+const MUSL: &str = "x86_64-unknown-linux-musl";
+
+/// The builds under test. `OATH_BENCH_BIN` alone when set (e.g. a dynamically linked build);
+/// `OATH_BENCH_TARGET` alone when set (the release build for that target); else the release
+/// build `cargo build --release` makes, the default one, and beside it, on x86-64 Linux where
+/// rustup has added its target, the musl build the README recommends there. Both are measured
+/// in the same runs, interleaved, against the same no-ops.
+///
+/// Not the `oath` that `cargo bench` builds beside this benchmark (`CARGO_BIN_EXE_oath`): with
+/// the dev-dependencies in the build, Cargo unifies more features into shared crates (clap's
+/// `env` and `wrap_help`, regex's Unicode tables, ...), so that binary is larger, its symbols
+/// differ and the hot-function order (`linker/hot-functions.txt`) finds none of them: it took 25
+/// more page faults per hook and ~0.3 ms more than the release binary here.
+fn builds() -> Vec<Build> {
+    if let Ok(bin) = std::env::var("OATH_BENCH_BIN") {
+        return vec![Build {
+            label: format!("`{bin}`"),
+            bin,
+        }];
+    }
+    if let Some(target) = std::env::var("OATH_BENCH_TARGET")
+        .ok()
+        .filter(|t| !t.is_empty())
+    {
+        return vec![target_build(&target).unwrap_or_else(|e| panic!("{e}"))];
+    }
+    let default = release_bin(None).unwrap_or_else(|e| {
+        eprintln!("cannot build the release binary ({e}); measuring the bench build");
+        env!("CARGO_BIN_EXE_oath").to_owned()
+    });
+    let mut builds = vec![Build {
+        label: "default build (`cargo build --release`)".to_owned(),
+        bin: default,
+    }];
+    if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        if musl_installed() {
+            match target_build(MUSL) {
+                Ok(b) => builds.push(b),
+                Err(e) => eprintln!("note: the musl build is not measured: {e}"),
+            }
+        } else {
+            eprintln!("note: the musl build is not measured (`rustup target add {MUSL}` adds it)");
+        }
+    }
+    builds
+}
+
+fn target_build(target: &str) -> Result<Build, String> {
+    Ok(Build {
+        label: format!(
+            "{} build (`--target {target}`)",
+            target.rsplit('-').next().unwrap_or(target)
+        ),
+        bin: release_bin(Some(target))?,
     })
 }
 
-/// Runs `cargo build --release --bin oath` (for `OATH_BENCH_TARGET` when set) and returns the
+/// Whether the toolchain building this project has the musl target's standard library.
+fn musl_installed() -> bool {
+    Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .is_some_and(|o| {
+            Path::new(String::from_utf8_lossy(&o.stdout).trim())
+                .join("lib/rustlib")
+                .join(MUSL)
+                .join("lib")
+                .is_dir()
+        })
+}
+
+/// Runs `cargo build --release --bin oath` (for `target` when given) and returns the
 /// executable it reports.
-fn release_bin() -> Result<String, String> {
+fn release_bin(target: Option<&str>) -> Result<String, String> {
     let mut cargo = Command::new(env!("CARGO"));
     cargo.args([
         "build",
@@ -52,8 +116,8 @@ fn release_bin() -> Result<String, String> {
         "oath",
         "--message-format=json",
     ]);
-    if let Some(target) = std::env::var_os("OATH_BENCH_TARGET").filter(|t| !t.is_empty()) {
-        cargo.arg("--target").arg(target);
+    if let Some(target) = target {
+        cargo.args(["--target", target]);
     }
     let out = cargo
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -333,30 +397,39 @@ struct NoOps {
 /// A state oath is measured in.
 struct State<'a> {
     label: &'static str,
+    /// The label in the summary of missed targets.
+    short: &'static str,
     env: &'a Env,
 }
 
-/// Measures every case in every state, interleaved run by run with the no-ops `true` and
-/// `cat`. A state measured after another would also measure what changed on the machine in
-/// between. Prints one table per state; returns the no-op medians of each case.
-fn measure(states: &[State]) -> Vec<NoOps> {
-    // Per case: its name, whether it is a PreToolUse, and oath's times in each state.
+/// Measures every case with every build in every state, interleaved run by run with the
+/// no-ops `true` and `cat`. A build or state measured after another would also measure what
+/// changed on the machine in between. Prints one table per build and state; returns the no-op
+/// medians of each case, and for each build the PreToolUse latency targets it missed.
+fn measure(builds: &[Build], states: &[State]) -> (Vec<NoOps>, Vec<Vec<String>>) {
+    // Runs of oath: every build in every state, `slot = build * states.len() + state`.
+    let slots = builds.len() * states.len();
+    // Per case: its name, whether it is a PreToolUse, and oath's times in each slot.
     let mut rows: Vec<(&'static str, bool, Vec<Vec<Duration>>)> = Vec::with_capacity(CASES);
     let mut noops = Vec::with_capacity(CASES);
     let (true_bin, cat_bin) = (on_path("true"), on_path("cat"));
     for k in 0..CASES {
         let mut built: Vec<Case> = states.iter().map(|s| case(k, &s.env.project)).collect();
-        let mut times: Vec<Vec<Duration>> =
-            states.iter().map(|_| Vec::with_capacity(RUNS)).collect();
+        let mut times: Vec<Vec<Duration>> = (0..slots).map(|_| Vec::with_capacity(RUNS)).collect();
         let mut noop = Vec::with_capacity(RUNS);
         let mut reader = Vec::with_capacity(RUNS);
         // Five warm-up runs of all, then the measured ones.
         for i in 0..RUNS + 5 {
             let run = next_run();
             // Each run goes in its own order: no process is always preceded by the same one.
-            for slot in shuffled(states.len() + 2, run) {
-                let (at, program, args, sink) = match slot.checked_sub(states.len()) {
-                    None => (slot, oath_bin(), &["hook"][..], &mut times[slot]),
+            for slot in shuffled(slots + 2, run) {
+                let (at, program, args, sink) = match slot.checked_sub(slots) {
+                    None => (
+                        slot % states.len(),
+                        builds[slot / states.len()].bin.as_str(),
+                        &["hook"][..],
+                        &mut times[slot],
+                    ),
                     Some(0) => (0, true_bin.as_str(), &[][..], &mut noop),
                     Some(_) => (0, cat_bin.as_str(), &[][..], &mut reader),
                 };
@@ -371,15 +444,21 @@ fn measure(states: &[State]) -> Vec<NoOps> {
         noops.push(NoOps { true_ms, cat_ms });
         rows.push((built[0].name, built[0].pre_tool_use, times));
     }
-    for (s, state) in states.iter().enumerate() {
-        println!("\n## {}\n", state.label);
+    let mut misses = vec![Vec::new(); builds.len()];
+    for slot in 0..slots {
+        let (build, state) = (&builds[slot / states.len()], &states[slot % states.len()]);
+        println!("\n## {}, {}\n", build.label, state.label);
         println!(
             "| case | median ms | p95 ms | `true` median ms | ratio | `cat` median ms | ratio | targets |"
         );
         println!("|---|---|---|---|---|---|---|---|");
         for ((name, pre_tool_use, times), noop) in rows.iter_mut().zip(&noops) {
-            let (m, p) = stats(std::mem::take(&mut times[s]));
+            let (m, p) = stats(std::mem::take(&mut times[slot]));
             let ratio = m / noop.true_ms;
+            if *pre_tool_use && (m >= 2.0 || ratio > 2.0) {
+                misses[slot / states.len()]
+                    .push(format!("{name}, {} ({ratio:.2}x, {m:.3} ms)", state.short));
+            }
             let target = if *pre_tool_use {
                 format!(
                     "median < 2 ms: {}; within 2x `true`: {}",
@@ -397,7 +476,7 @@ fn measure(states: &[State]) -> Vec<NoOps> {
             );
         }
     }
-    noops
+    (noops, misses)
 }
 
 /// Median in milliseconds of `RUNS` in-process runs of `f`, each on a fresh `input()`; making
@@ -473,14 +552,14 @@ fn floors(project: &Path, noops: &[NoOps]) {
 /// Peak RSS (KiB) and minor page faults of one hook run, from `/usr/bin/time`. Page faults
 /// are a large part of a hook's cost on virtual machines (each maps a page through the
 /// hypervisor); the hot-function order of `linker/hot-functions.txt` is meant to keep them low.
-fn resources(case: &mut Case, env: &Env) -> Option<(u64, u64)> {
+fn resources(bin: &str, case: &mut Case, env: &Env) -> Option<(u64, u64)> {
     let time = Path::new("/usr/bin/time");
     if !time.exists() {
         return None;
     }
     let mut child = env
         .apply(Command::new(time))
-        .args(["-f", "%M %R", oath_bin(), "hook"])
+        .args(["-f", "%M %R", bin, "hook"])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -507,10 +586,10 @@ fn time_figures(stderr: &[u8]) -> Vec<u64> {
         .collect()
 }
 
-fn stripped_size() -> Option<u64> {
+fn stripped_size(bin: &str) -> Option<u64> {
     let dir = tempfile::tempdir().ok()?;
     let copy = dir.path().join("oath");
-    std::fs::copy(oath_bin(), &copy).ok()?;
+    std::fs::copy(bin, &copy).ok()?;
     let ok = Command::new("strip").arg(&copy).status().ok()?.success();
     ok.then(|| std::fs::metadata(&copy).ok().map(|m| m.len()))
         .flatten()
@@ -575,7 +654,7 @@ fn large_history(env: &Env) {
     out.flush().expect("flush errors");
 }
 
-fn burst(env: &Env) -> Duration {
+fn burst(bin: &str, env: &Env) -> Duration {
     let payloads: Vec<Vec<u8>> = (0..64)
         .map(|i| {
             payload(
@@ -590,7 +669,7 @@ fn burst(env: &Env) -> Duration {
         .iter()
         .map(|p| {
             let mut c = env
-                .apply(Command::new(oath_bin()))
+                .apply(Command::new(bin))
                 .arg("hook")
                 .stdin(Stdio::piped())
                 .stdout(Stdio::null())
@@ -611,6 +690,7 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
+    let builds = builds();
     let dir = tempfile::tempdir().expect("tempdir");
     let env_in = |name: &str| {
         let root = dir.path().join(name);
@@ -628,7 +708,7 @@ fn main() {
     // The large history is written over the state a first run of each case leaves.
     for k in 0..CASES {
         time_one(
-            oath_bin(),
+            &builds[0].bin,
             &["hook"],
             case(k, &env.project).for_run(next_run()),
             &env,
@@ -641,34 +721,51 @@ fn main() {
     std::thread::sleep(Duration::from_secs(2));
 
     println!(
-        "# oath hook latency ({} runs per case and state, interleaved with no-ops `true` and `cat`)",
-        RUNS
+        "# oath hook latency ({RUNS} runs per case, build and state, interleaved with no-ops `true` and `cat`)"
     );
     println!(
-        "\nbinary: {}; machine: {} CPUs",
-        oath_bin(),
+        "\nmachine: {} CPUs",
         std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
     );
+    for b in &builds {
+        println!("- {}: {}", b.label, b.bin);
+    }
     let states = [
         State {
             label: "fresh state",
+            short: "fresh state",
             env: &fresh,
         },
         State {
             label: "large history (50 domains, 100 000 audit records, 10 000 strike attempts)",
+            short: "large history",
             env: &env,
         },
     ];
-    let noops = measure(&states);
+    let (noops, misses) = measure(&builds, &states);
     floors(&fresh.project, &noops);
+    for b in &builds {
+        resources_of(b, &env);
+    }
+    println!("\n## latency targets of PreToolUse (median < 2 ms, within 2x `true`)\n");
+    for (b, missed) in builds.iter().zip(&misses) {
+        if missed.is_empty() {
+            println!("- {}: all met", b.label);
+        } else {
+            println!("- {}: NOT met by {}", b.label, missed.join("; "));
+        }
+    }
+}
 
-    println!("\n## resources\n");
+/// Peak RSS, page faults, stripped size and a burst of 64 PostToolUse of one build.
+fn resources_of(build: &Build, env: &Env) {
+    println!("\n## resources, {}\n", build.label);
     let measured: Vec<_> = (0..CASES)
         .filter_map(|k| {
             let mut c = case(k, &env.project);
-            resources(&mut c, &env).map(|r| (c.name, r))
+            resources(&build.bin, &mut c, env).map(|r| (c.name, r))
         })
         .collect();
     let worst = measured.iter().map(|&(name, (kib, _))| (kib, name)).max();
@@ -695,14 +792,14 @@ fn main() {
             *kib as f64 / 1024.0
         );
     }
-    match stripped_size() {
+    match stripped_size(&build.bin) {
         Some(bytes) => println!(
             "stripped binary size: {:.2} MiB",
             bytes as f64 / (1024.0 * 1024.0)
         ),
         None => println!("stripped binary size: strip not available"),
     }
-    let wall = burst(&env);
+    let wall = burst(&build.bin, env);
     println!(
         "64 parallel PostToolUse processes, one domain: {:.1} ms wall",
         wall.as_secs_f64() * 1000.0
