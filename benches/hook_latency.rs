@@ -2,7 +2,7 @@
 //!
 //! Run with `cargo bench --bench hook_latency` (the README's performance section). For each
 //! case it spawns the release binary with the payload on stdin in two states, a fresh one and
-//! one with a large history (50 domains, 100 000 audit records, 10 000 strike attempts),
+//! one with a large history (50 extra domains, 100 000 audit records, 10 000 strike attempts),
 //! interleaved run by run with two no-op processes fed the same payload (`true`, which exits
 //! without reading it, and `cat` into /dev/null, which reads it as any hook must), and prints
 //! median, p95 and the ratios for each state; then, for each PreToolUse case, the floor of a
@@ -45,7 +45,10 @@ const MUSL: &str = "x86_64-unknown-linux-musl";
 /// differ and the hot-function order (`linker/hot-functions.txt`) finds none of them: it took 25
 /// more page faults per hook and ~0.3 ms more than the release binary here.
 fn builds() -> Vec<Build> {
-    if let Ok(bin) = std::env::var("OATH_BENCH_BIN") {
+    if let Some(bin) = std::env::var("OATH_BENCH_BIN")
+        .ok()
+        .filter(|b| !b.is_empty())
+    {
         return vec![Build {
             label: format!("`{bin}`"),
             bin,
@@ -57,14 +60,20 @@ fn builds() -> Vec<Build> {
     {
         return vec![target_build(&target).unwrap_or_else(|e| panic!("{e}"))];
     }
-    let default = release_bin(None).unwrap_or_else(|e| {
-        eprintln!("cannot build the release binary ({e}); measuring the bench build");
-        env!("CARGO_BIN_EXE_oath").to_owned()
-    });
-    let mut builds = vec![Build {
-        label: "default build (`cargo build --release`)".to_owned(),
-        bin: default,
-    }];
+    let default = release_bin(None).map_or_else(
+        |e| {
+            eprintln!("cannot build the release binary ({e}); measuring the bench build");
+            Build {
+                label: "bench build (`CARGO_BIN_EXE_oath`)".to_owned(),
+                bin: env!("CARGO_BIN_EXE_oath").to_owned(),
+            }
+        },
+        |bin| Build {
+            label: "default build (`cargo build --release`)".to_owned(),
+            bin,
+        },
+    );
+    let mut builds = vec![default];
     if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
         if musl_installed() {
             match target_build(MUSL) {
@@ -598,7 +607,7 @@ fn stripped_size(bin: &str) -> Option<u64> {
         .flatten()
 }
 
-/// Fills the state with a large history: 50 domains, 100 000 audit records, 10 000 attempts.
+/// Fills the state with a large history: 50 extra domains, 100 000 audit records, 10 000 attempts.
 fn large_history(env: &Env) {
     let project_key_dir = std::fs::read_dir(env.oath_home.join("projects"))
         .expect("projects dir")
@@ -606,7 +615,7 @@ fn large_history(env: &Env) {
         .map(|e| e.path())
         .next()
         .expect("one project");
-    // Trust file with 50 domains (14 real ones + 36 named extras kept as they are).
+    // The trust file gains 50 domains besides those the first runs made (kept as they are).
     let trust_path = project_key_dir.join("trust-scores.json");
     let mut trust: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&trust_path).expect("trust file")).expect("json");
@@ -657,13 +666,16 @@ fn large_history(env: &Env) {
     out.flush().expect("flush errors");
 }
 
+/// Wall time of 64 PostToolUse processes of one domain started at once. Each burst has ids of
+/// its own: the builds burst in turn on one state, and a remembered id would take oath's
+/// duplicate check instead of the trust update.
 fn burst(bin: &str, env: &Env) -> Duration {
     let payloads: Vec<Vec<u8>> = (0..64)
-        .map(|i| {
+        .map(|_| {
             payload(
                 &env.project,
                 "PostToolUse",
-                serde_json::json!({"tool_name":"Read","tool_input":{"file_path":env.project.join("README.md")},"tool_response":{"type":"text"},"tool_use_id":format!("toolu_burst{i}")}),
+                serde_json::json!({"tool_name":"Read","tool_input":{"file_path":env.project.join("README.md")},"tool_response":{"type":"text"},"tool_use_id":format!("toolu_burst{}", next_run())}),
             )
         })
         .collect();
@@ -742,7 +754,7 @@ fn main() {
             env: &fresh,
         },
         State {
-            label: "large history (50 domains, 100 000 audit records, 10 000 strike attempts)",
+            label: "large history (50 extra domains, 100 000 audit records, 10 000 strike attempts)",
             short: "large history",
             env: &env,
         },

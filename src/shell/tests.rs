@@ -353,9 +353,8 @@ fn a_parser_panic_is_a_problem() {
 }
 
 /// brush-parser is patched to skip its assignment parser for words without `=`
-/// (vendor/brush-parser/PATCHED.md). Assignments must still be found where Bash finds them (before
-/// the command, and as arguments, where their values feed later words), and no word without `=`
-/// taken for one.
+/// (vendor/brush-parser/PATCHED.md). Assignments must still be found where Bash finds them:
+/// before the command, and as arguments, where their values feed later words.
 #[test]
 fn assignments_are_found_before_and_after_the_command_name() {
     let s = first("A=1 B+=2 C[0]=x env D=/tmp --e=f \"g=h\" i");
@@ -363,10 +362,24 @@ fn assignments_are_found_before_and_after_the_command_name() {
     assert_eq!(names, ["A", "B", "C"]);
     let texts: Vec<&str> = s.words.iter().map(|w| w.text.as_str()).collect();
     assert_eq!(texts, ["env", "D=/tmp", "--e=f", "g=h", "i"]);
-    // An assignment argument is an assignment: its value reaches a later `$D`.
+    // An assignment argument is an assignment: its value reaches a later `$D` (a plain word
+    // `D=/` would leave `$D` unknown, not literal).
     assert_eq!(words("export D=/; rm -rf $D")[1], ["rm", "-rf", "/"]);
+    assert_eq!(words("declare -r R=/x; rm -rf $R")[1], ["rm", "-rf", "/x"]);
     assert_eq!(words("a=(1 2) b=3; echo $b")[1], ["echo", "3"]);
-    // Words without `=` in every position an assignment may take.
-    assert_eq!(words("x y z")[0], ["x", "y", "z"]);
-    assert!(first("x y z").assigns.is_empty());
+}
+
+/// The patch is in force: `Cargo.lock` takes brush-parser from `vendor/`, not from crates.io
+/// (a `[patch]` that no longer matches the dependency is dropped with only a warning).
+#[test]
+fn brush_parser_is_the_patched_copy() {
+    let lock = include_str!("../../Cargo.lock");
+    let entry = lock
+        .split("[[package]]")
+        .find(|p| p.contains("name = \"brush-parser\""))
+        .expect("brush-parser in Cargo.lock");
+    assert!(
+        !entry.contains("source ="),
+        "brush-parser from a registry:{entry}"
+    );
 }
