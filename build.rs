@@ -1,4 +1,4 @@
-//! Links the `oath` binary as a position-dependent executable on Linux with glibc.
+//! Compiles the rule packs (`packs/`, build/packs.rs) and links the `oath` binary as a position-dependent executable on Linux with glibc.
 //!
 //! Every tool call waits for `oath hook`, so process start-up is most of its cost. A
 //! position-independent executable makes the dynamic loader apply ~11 000 relocations and
@@ -10,8 +10,23 @@
 //! Where the linker can (rust-lld), it also places the functions a hook runs first in the
 //! executable ([`link_hot_functions_first`]).
 
+#[path = "src/classify/pack/schema.rs"]
+#[allow(dead_code)]
+mod schema;
+
+#[path = "build/packs.rs"]
+mod packs;
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=src/classify/pack/schema.rs");
+    let root = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
+    if let Err(e) = packs::compile(&root.join("packs"), &out) {
+        eprintln!("{e}");
+        println!("cargo:warning=the rule packs do not compile; see the build script's output");
+        std::process::exit(1);
+    }
     println!("cargo:rerun-if-env-changed=OATH_LINK_PIE");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     let static_crt = var("CARGO_CFG_TARGET_FEATURE")

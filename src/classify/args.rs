@@ -101,6 +101,16 @@ pub(crate) fn scan<'w>(
             i += 1;
             continue;
         }
+        // A one-dash option of several letters that takes a value (`-out FILE`, `-jar X`).
+        if !t.starts_with("--") && t.len() > 2 && valued.contains(&t) {
+            i += 1;
+            s.opts.push(Opt {
+                name: Name::Long(t),
+                value: args.get(i).cloned(),
+            });
+            i += 1;
+            continue;
+        }
         // The text of `a` with its flags: a value cut out of it keeps them.
         let part = |text: &str| Word {
             text: text.to_owned(),

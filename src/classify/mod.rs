@@ -13,11 +13,15 @@ use serde_json::Value;
 
 mod args;
 mod code;
-mod command;
-mod git;
+mod effect;
+pub mod pack;
 mod paths;
+mod policy;
+mod powershell;
 mod rule;
 mod tools;
+mod url;
+mod walker;
 
 /// A trust domain: trust is earned and lost per domain.
 #[derive(
@@ -221,6 +225,13 @@ pub struct Part {
     pub rule: String,
     /// Why, in a short sentence.
     pub reason: String,
+    /// The effect the rule judged (`delete(~/x, recursive)`, `act(vcs.destroy)`), when it
+    /// judged one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effect: Option<String>,
+    /// The pack rule that stated the effect (`coreutils: rm › delete-files`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// The classification of a whole tool call.
@@ -293,6 +304,8 @@ impl Classification {
                 risk,
                 rule: rule.into(),
                 reason: reason.into(),
+                effect: None,
+                source: None,
             }],
             None,
         )
@@ -326,6 +339,7 @@ pub struct Context {
     home: Option<PathBuf>,
     protected: Vec<PathBuf>,
     expanded_commands: bool,
+    user_packs: &'static [pack::schema::Pack],
 }
 
 impl Context {
@@ -352,7 +366,21 @@ impl Context {
                 .collect(),
             project_root: root,
             expanded_commands: false,
+            user_packs: &[],
         }
+    }
+
+    /// Returns the context with a user's packs, looked up before the built-in ones.
+    pub fn with_user_packs(self, packs: &'static [pack::schema::Pack]) -> Self {
+        Self {
+            user_packs: packs,
+            ..self
+        }
+    }
+
+    /// Returns the user's packs.
+    pub fn user_packs(&self) -> &'static [pack::schema::Pack] {
+        self.user_packs
     }
 
     /// Returns the context asking for [`Classification::commands`] (user rules need them;

@@ -3,8 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::rule::Finding;
-use super::{Context, Domain, Risk};
+use super::Context;
 
 /// Where a resolved path lies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +55,8 @@ pub(crate) struct Target {
     pub shell_rc: bool,
     /// It is a system account database (`/etc/passwd`, `/etc/sudoers` …).
     pub account_db: bool,
+    /// It is the user's home directory itself.
+    pub home_itself: bool,
     /// The path as shown in messages.
     shown: String,
 }
@@ -70,6 +71,7 @@ impl Target {
             credential: false,
             shell_rc: false,
             account_db: false,
+            home_itself: false,
             shown: String::new(),
         }
     }
@@ -80,6 +82,20 @@ impl Target {
             self.zone,
             Zone::ProjectSrc | Zone::ProjectDocs | Zone::ProjectGitExec | Zone::Project
         )
+    }
+
+    /// Returns whether the target is the user's home directory itself.
+    pub fn is_home(&self) -> bool {
+        self.home_itself
+    }
+
+    /// Returns the path for effects (`oath explain`, golden files): as [`Self::shown`], `?`
+    /// when computed at run time.
+    pub fn label(&self) -> String {
+        match &self.path {
+            Some(_) => self.shown.clone(),
+            None => "?".into(),
+        }
     }
 
     /// Returns the path for messages: relative inside the project, `~/…` in the home.
@@ -544,6 +560,7 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
     } else {
         Zone::Elsewhere
     };
+    let home_itself = pb == home;
     Target {
         path: Some(p),
         zone,
@@ -552,302 +569,9 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
         credential,
         shell_rc,
         account_db,
+        home_itself,
         shown,
     }
-}
-
-/// The self-protection finding.
-pub(crate) fn self_protect(what: &str, t: &Target) -> Finding {
-    Finding::new(
-        Domain::Global,
-        Risk::Critical,
-        "oath-self-protect",
-        format!(
-            "{what} {} which holds oath's own configuration, state, audit trail, hooks or binary; people change these through the `oath` CLI",
-            t.shown()
-        ),
-    )
-    .alt("ask the person to run the `oath` command that makes this change (oath config, oath phase, oath install/uninstall)")
-}
-
-/// Returns the domain of a write inside the project.
-fn project_write_domain(z: Zone) -> Domain {
-    match z {
-        Zone::ProjectSrc => Domain::FileWriteSrc,
-        Zone::ProjectDocs => Domain::DocsWrite,
-        _ => Domain::FileWrite,
-    }
-}
-
-/// Returns the finding for writing (creating or overwriting) a file.
-pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
-    let shown = t.shown();
-    if t.protected {
-        return self_protect(verb, t);
-    }
-    if t.path.is_none() {
-        return Finding::new(
-            Domain::FileWrite,
-            Risk::High,
-            "write-unknown-path",
-            format!("{verb} a path computed at run time"),
-        );
-    }
-    if t.account_db {
-        return Finding::new(
-            Domain::FileWrite,
-            Risk::Critical,
-            "write-system-auth",
-            format!("{verb} {shown}, a system account, sudo, cron or service file"),
-        );
-    }
-    if t.credential && !t.in_project() {
-        return Finding::new(
-            Domain::FileWrite,
-            Risk::Critical,
-            "write-credentials",
-            format!("{verb} {shown}, which holds credentials or keys"),
-        );
-    }
-    if t.shell_rc {
-        let own = matches!(t.zone, Zone::HomeTop | Zone::Home);
-        return if own {
-            Finding::new(
-                Domain::FileWrite,
-                Risk::High,
-                "write-shell-startup",
-                format!("{verb} {shown}, a shell start-up file (runs in every new shell)"),
-            )
-        } else {
-            Finding::new(
-                Domain::FileWrite,
-                Risk::Critical,
-                "write-other-user-startup",
-                format!("{verb} {shown}, a shell start-up file of another user or of the system"),
-            )
-        };
-    }
-    match t.zone {
-        Zone::Harmless => Finding::new(
-            Domain::ShellExec,
-            Risk::Low,
-            "write-dev-null",
-            format!("{verb} {shown}, which keeps nothing"),
-        ),
-        Zone::Network => Finding::new(
-            Domain::Network,
-            Risk::High,
-            "dev-tcp",
-            format!("{verb} {shown}: a raw network connection"),
-        ),
-        Zone::Device => Finding::new(
-            Domain::FileWrite,
-            Risk::Critical,
-            "write-device",
-            format!("{verb} the device {shown}: destroys what is on it"),
-        )
-        .alt("work on an image file inside the project"),
-        Zone::Root | Zone::System => Finding::new(
-            Domain::FileWrite,
-            Risk::High,
-            "write-system",
-            format!("{verb} {shown}, a system path outside the project"),
-        ),
-        Zone::OtherHome => Finding::new(
-            Domain::FileWrite,
-            Risk::High,
-            "write-other-user",
-            format!("{verb} {shown}, in another user's home"),
-        ),
-        Zone::HomeTop | Zone::Home | Zone::Elsewhere => Finding::new(
-            Domain::FileWrite,
-            Risk::High,
-            "write-outside-project",
-            format!("{verb} {shown}, outside the project"),
-        ),
-        Zone::Temp => Finding::new(
-            Domain::FileWrite,
-            Risk::Medium,
-            "write-temp",
-            format!("{verb} {shown}, a temporary file"),
-        ),
-        Zone::ProjectGitExec => Finding::new(
-            Domain::FileWrite,
-            Risk::High,
-            "write-git-hooks",
-            format!("{verb} {shown}: git hooks and git config run or configure code"),
-        ),
-        Zone::ProjectSrc | Zone::ProjectDocs | Zone::Project => {
-            if t.credential {
-                Finding::new(
-                    Domain::FileWrite,
-                    Risk::High,
-                    "write-secrets-file",
-                    format!("{verb} {shown}, a secrets file"),
-                )
-            } else {
-                Finding::new(
-                    project_write_domain(t.zone),
-                    Risk::Medium,
-                    "write-project-file",
-                    format!("{verb} {shown}, inside the project"),
-                )
-            }
-        }
-    }
-}
-
-/// Returns whether a top-level folder of the home (as shown, `~/.npm`) is a package or
-/// build cache that tools recreate.
-fn is_cache_dir(shown: &str) -> bool {
-    matches!(
-        shown,
-        "~/.cache"
-            | "~/.npm"
-            | "~/.yarn"
-            | "~/.pnpm-store"
-            | "~/.gradle"
-            | "~/.m2"
-            | "~/.ivy2"
-            | "~/.sbt"
-            | "~/.nuget"
-            | "~/.bun"
-            | "~/.deno"
-            | "~/.node-gyp"
-            | "~/.pub-cache"
-            | "~/.cocoapods"
-            | "~/.expo"
-            | "~/.turbo"
-            | "~/.parcel-cache"
-            | "~/.pytest_cache"
-            | "~/.mypy_cache"
-            | "~/.ruff_cache"
-            | "~/.ccache"
-    )
-}
-
-/// Returns the finding for deleting (or irreversibly destroying) a path.
-pub(crate) fn delete_finding(t: &Target, verb: &str, recursive: bool) -> Finding {
-    let shown = t.shown();
-    if t.protected || t.holds_protected && !matches!(t.zone, Zone::Root | Zone::HomeTop) {
-        return self_protect(verb, t);
-    }
-    let outside = "delete specific paths inside the project";
-    let crit = |rule: &'static str, why: String| {
-        Finding::new(Domain::FileWrite, Risk::Critical, rule, why).alt(outside)
-    };
-    if t.path.is_none() {
-        return Finding::new(
-            Domain::FileWrite,
-            Risk::High,
-            "delete-unknown-path",
-            format!("{verb} a path computed at run time"),
-        )
-        .alt("name the paths to delete literally");
-    }
-    match t.zone {
-        Zone::Root => crit(
-            "delete-root",
-            format!("{verb} {shown}: the whole system or every home"),
-        ),
-        Zone::HomeTop if is_cache_dir(&shown) => Finding::new(
-            Domain::FileWrite,
-            Risk::High,
-            "delete-outside-project",
-            format!("{verb} {shown}, a cache outside the project"),
-        ),
-        Zone::HomeTop => crit(
-            "delete-home",
-            format!("{verb} {shown}: the home directory or a top-level folder of it"),
-        ),
-        Zone::System if recursive => crit(
-            "delete-system",
-            format!("{verb} {shown} recursively: a system directory"),
-        ),
-        Zone::OtherHome if recursive => crit(
-            "delete-other-user",
-            format!("{verb} {shown} recursively: another user's files"),
-        ),
-        Zone::Device => crit("delete-device", format!("{verb} the device {shown}")),
-        _ if t.credential && !t.in_project() => crit(
-            "delete-credentials",
-            format!("{verb} {shown}: credentials or keys, not recoverable"),
-        ),
-        Zone::Home if recursive => Finding::new(
-            Domain::FileWrite,
-            Risk::High,
-            "delete-outside-project",
-            format!("{verb} {shown} recursively, outside the project"),
-        )
-        .alt(outside),
-        Zone::Harmless => Finding::new(
-            Domain::FileWrite,
-            Risk::Low,
-            "delete-dev-null",
-            format!("{verb} {shown}"),
-        ),
-        Zone::Temp => Finding::new(
-            Domain::FileWrite,
-            if recursive { Risk::High } else { Risk::Medium },
-            "delete-temp",
-            format!("{verb} {shown}, a temporary path"),
-        ),
-        Zone::System | Zone::OtherHome | Zone::Home | Zone::Elsewhere | Zone::Network => {
-            Finding::new(
-                Domain::FileWrite,
-                Risk::High,
-                "delete-outside-project",
-                format!("{verb} {shown}, outside the project"),
-            )
-            .alt(outside)
-        }
-        Zone::ProjectSrc | Zone::ProjectDocs | Zone::Project | Zone::ProjectGitExec => {
-            if recursive {
-                Finding::new(
-                    Domain::FileWrite,
-                    Risk::High,
-                    "delete-recursive-project",
-                    format!("{verb} {shown} recursively, inside the project"),
-                )
-            } else {
-                Finding::new(
-                    project_write_domain(t.zone),
-                    Risk::Medium,
-                    "delete-project-file",
-                    format!("{verb} {shown}, inside the project"),
-                )
-            }
-        }
-    }
-}
-
-/// Returns the finding for reading a path (credentials are not low).
-pub(crate) fn read_finding(t: &Target, verb: &str) -> Finding {
-    if t.credential
-        || matches!(t.path.as_deref(), Some(p) if p == Path::new("/etc/shadow") || p.starts_with("/etc/sudoers"))
-    {
-        return Finding::new(
-            Domain::FileRead,
-            Risk::High,
-            "read-credentials",
-            format!("{verb} {}, which holds credentials or keys", t.shown()),
-        )
-        .alt("read the non-secret configuration instead (e.g. .env.example)");
-    }
-    if t.zone == Zone::Device {
-        return Finding::new(
-            Domain::FileRead,
-            Risk::High,
-            "read-device",
-            format!("{verb} the raw device {}", t.shown()),
-        );
-    }
-    Finding::new(
-        Domain::FileRead,
-        Risk::Low,
-        "read",
-        format!("{verb} {}", t.shown()),
-    )
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! A finding: what one rule concluded about one part of a call.
 
+use std::borrow::Cow;
+
 use super::{Domain, Part, Risk};
 
 /// One rule's conclusion.
@@ -10,28 +12,39 @@ pub(crate) struct Finding {
     /// Risk.
     pub risk: Risk,
     /// Rule id (kebab-case).
-    pub rule: &'static str,
+    pub rule: Cow<'static, str>,
     /// Why.
     pub reason: String,
     /// A safer way, when there is one.
-    pub alternative: Option<&'static str>,
+    pub alternative: Option<Cow<'static, str>>,
+    /// The effect found (`delete(~/x, recursive)`), when the finding is about one.
+    pub effect: Option<String>,
+    /// The pack rule that stated the effect (`coreutils: rm › delete-files`).
+    pub source: Option<String>,
 }
 
 impl Finding {
     /// Returns a finding without an alternative.
-    pub fn new(domain: Domain, risk: Risk, rule: &'static str, reason: impl Into<String>) -> Self {
+    pub fn new(
+        domain: Domain,
+        risk: Risk,
+        rule: impl Into<Cow<'static, str>>,
+        reason: impl Into<String>,
+    ) -> Self {
         Self {
             domain,
             risk,
-            rule,
+            rule: rule.into(),
             reason: reason.into(),
             alternative: None,
+            effect: None,
+            source: None,
         }
     }
 
     /// Adds a safer alternative.
-    pub fn alt(mut self, a: &'static str) -> Self {
-        self.alternative = Some(a);
+    pub fn alt(mut self, a: impl Into<Cow<'static, str>>) -> Self {
+        self.alternative = Some(a.into());
         self
     }
 
@@ -68,8 +81,8 @@ impl Findings {
     /// Builds the classification: the riskiest part decides, its alternative is named.
     pub fn into_classification(self) -> super::Classification {
         let alt = super::worst_index(self.items.iter().map(|(_, f)| (f.risk, f.domain)))
-            .and_then(|i| self.items[i].1.alternative)
-            .map(str::to_owned);
+            .and_then(|i| self.items[i].1.alternative.clone())
+            .map(Cow::into_owned);
         let parts = self
             .items
             .into_iter()
@@ -77,8 +90,10 @@ impl Findings {
                 text,
                 domain: f.domain,
                 risk: f.risk,
-                rule: f.rule.to_owned(),
+                rule: f.rule.into_owned(),
                 reason: f.reason,
+                effect: f.effect,
+                source: f.source,
             })
             .collect();
         super::Classification {

@@ -3,9 +3,12 @@
 
 use serde_json::Value;
 
-use super::command::{self, is_loopback_url, is_payment_url};
 use super::paths;
+use super::policy;
+use super::powershell::powershell_finding;
 use super::rule::{Finding, Findings};
+use super::url::{is_loopback_url, is_payment_url, url_host};
+use super::walker;
 use super::{Classification, Context, Domain, Risk};
 
 fn one(text: &str, f: Finding) -> Classification {
@@ -23,7 +26,7 @@ fn str_field<'v>(input: &'v Value, keys: &[&str]) -> Option<&'v str> {
 pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
     match tool_name {
         "Bash" | "Monitor" => match str_field(input, &["command"]) {
-            Some(cmd) => command::classify_command(cmd, ctx),
+            Some(cmd) => walker::classify_command(cmd, ctx),
             None if tool_name == "Monitor" && input.get("ws").is_some() => one(
                 "Monitor ws",
                 Finding::new(
@@ -103,7 +106,7 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
             };
             one(
                 &format!("{tool_name} {path}"),
-                paths::write_finding(&t, verb),
+                policy::write_finding(&t, verb),
             )
         }
         "WebFetch" => {
@@ -199,7 +202,10 @@ fn file_read(tool: &str, path: Option<&str>, ctx: &Context) -> Classification {
         Some(p) => paths::target(paths::resolve(p, false, Some(ctx.cwd()), ctx), ctx),
         None => paths::target(Some(ctx.cwd().to_path_buf()), ctx),
     };
-    one(&format!("{tool} {shown}"), paths::read_finding(&t, "reads"))
+    one(
+        &format!("{tool} {shown}"),
+        policy::read_finding(&t, "reads"),
+    )
 }
 
 fn web_fetch(url: &str) -> Finding {
@@ -235,7 +241,7 @@ fn web_fetch(url: &str) -> Finding {
         Domain::Network,
         Risk::Medium,
         "web-fetch",
-        format!("fetches {}", super::command::url_host(url)),
+        format!("fetches {}", url_host(url)),
     )
 }
 
@@ -401,16 +407,19 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
         )
     } else if any(EXEC) {
         if let Some(cmd) = input.get("command").and_then(Value::as_str) {
-            let inner = command::classify_command(cmd, ctx);
+            let inner = walker::classify_command(cmd, ctx);
             for p in &inner.parts {
                 out.push(
                     &p.text,
                     Finding {
-                        domain: p.domain,
-                        risk: p.risk,
-                        rule: "mcp-command",
-                        reason: format!("{} (through {server})", p.reason),
-                        alternative: None,
+                        effect: p.effect.clone(),
+                        source: p.source.clone(),
+                        ..Finding::new(
+                            p.domain,
+                            p.risk,
+                            "mcp-command",
+                            format!("{} (through {server})", p.reason),
+                        )
                     },
                 );
             }
@@ -431,88 +440,4 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
     };
     out.push(&text, f);
     out.into_classification()
-}
-
-/// Classifies a PowerShell command: it cannot be parsed as bash, so it is never low.
-pub(crate) fn powershell_finding(cmd: &str) -> Finding {
-    let l = cmd.to_ascii_lowercase();
-    let has = |list: &[&str]| list.iter().any(|k| l.contains(k));
-    let download = has(&[
-        "invoke-webrequest",
-        "iwr ",
-        "invoke-restmethod",
-        "irm ",
-        "downloadstring",
-        "downloadfile",
-        "net.webclient",
-        "start-bitstransfer",
-        "curl ",
-        "wget ",
-    ]);
-    let exec = has(&[
-        "invoke-expression",
-        "iex ",
-        "iex(",
-        "| iex",
-        "|iex",
-        "-encodedcommand",
-        "-enc ",
-        "frombase64string",
-    ]);
-    if download && exec || has(&["-encodedcommand", "-enc "]) {
-        return Finding::new(
-            Domain::Network,
-            Risk::Critical,
-            "run-downloaded-code",
-            "PowerShell runs downloaded or encoded code",
-        )
-        .alt("download to a file and read it before running it");
-    }
-    if has(&[
-        "format-volume",
-        "clear-disk",
-        "initialize-disk",
-        "remove-partition",
-        "diskpart",
-    ]) {
-        return Finding::new(
-            Domain::ShellExec,
-            Risk::Critical,
-            "disk-tool",
-            "PowerShell formats or wipes a disk",
-        );
-    }
-    if has(&["remove-item", "rm ", "del ", "rmdir ", "rd "]) && has(&["-recurse", "-r ", "/s"]) {
-        return Finding::new(
-            Domain::FileWrite,
-            Risk::High,
-            "powershell-delete",
-            "PowerShell deletes recursively",
-        );
-    }
-    if exec
-        || has(&[
-            "set-executionpolicy",
-            "start-process",
-            "new-service",
-            "set-itemproperty",
-            "reg add",
-            "reg delete",
-            "schtasks",
-            "register-scheduledtask",
-        ])
-    {
-        return Finding::new(
-            Domain::ShellExec,
-            Risk::High,
-            "powershell-admin",
-            "PowerShell evaluates code or changes system settings",
-        );
-    }
-    Finding::new(
-        Domain::ShellExec,
-        Risk::Medium,
-        "powershell",
-        "PowerShell cannot be parsed like bash, so it is never auto-approved as low risk",
-    )
 }

@@ -1,0 +1,296 @@
+//! Reading a command's words against its pack entry: the subcommands it descends into, the
+//! options and positional words of each level, which rules hold, and which words a rule's
+//! selection names.
+
+use crate::classify::args::{Scan, scan};
+use crate::shell::Word;
+
+use super::schema::{Carried, Cond, Entry, Pick, Rule, Sel, SubWord, wildcard};
+
+/// One level of a command: the program or a subcommand.
+#[derive(Debug)]
+pub(crate) struct Level<'w> {
+    /// The entry.
+    pub entry: &'static Entry,
+    /// Its own words: the options before the next subcommand's word, or, at the deepest
+    /// level, every word left. What its `rules` see.
+    pub own: View<'w>,
+    /// Every word from this level on, the subcommands' too: what its `also` rules see
+    /// (`docker run --privileged` at `docker`).
+    pub tail: View<'w>,
+}
+
+/// Some words of a command, scanned into options and positionals.
+#[derive(Debug)]
+pub(crate) struct View<'w> {
+    /// The words.
+    pub words: &'w [Word],
+    /// Scanned.
+    pub scan: Scan<'w>,
+}
+
+/// The levels a command descends through, program first.
+#[derive(Debug)]
+pub(crate) struct Descent<'w> {
+    /// The levels.
+    pub levels: Vec<Level<'w>>,
+    /// The subcommand words, one space apart (`stash drop`).
+    pub sub: String,
+    /// The word where a subcommand should be is computed at run time.
+    pub computed: bool,
+}
+
+/// What the walker knows about the command beyond its words.
+#[derive(Clone, Copy)]
+pub(crate) struct Facts<'a> {
+    /// It runs with root's rights.
+    pub elevated: bool,
+    /// Its input carries downloaded, decoded or secret content.
+    pub input: &'a [Carried],
+    /// Whether a word names a file that holds credentials.
+    pub credential: &'a dyn Fn(&Word) -> bool,
+}
+
+/// Returns the levels `args` descend through from `program`.
+pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<'w> {
+    let mut levels = Vec::new();
+    let mut valued: Vec<&'static str> = Vec::new();
+    let mut entry = program;
+    let mut words = args;
+    let mut sub = String::new();
+    let mut computed = false;
+    loop {
+        valued.extend(entry.valued.iter().map(|v| v.as_ref()));
+        let next = if entry.sub.is_empty() {
+            None
+        } else {
+            match entry.sub_word {
+                SubWord::First => {
+                    let sc = scan(words, &valued, true);
+                    match sc.pos.first() {
+                        Some(w) if !w.literal => {
+                            computed = true;
+                            None
+                        }
+                        Some(w) => {
+                            let t = w.text.as_str();
+                            entry
+                                .sub
+                                .iter()
+                                .find(|s| s.name.exact(t))
+                                .or_else(|| entry.sub.iter().find(|s| s.name.pattern(t)))
+                                .map(|s| (s, sc.pos_index[0]))
+                        }
+                        None => None,
+                    }
+                }
+                SubWord::Any => {
+                    let sc = scan(words, &valued, entry.options_first);
+                    entry.sub.iter().find_map(|s| {
+                        sc.pos.iter().zip(&sc.pos_index).find_map(|(w, &i)| {
+                            (w.literal && (s.name.exact(&w.text) || s.name.pattern(&w.text)))
+                                .then_some((s, i))
+                        })
+                    })
+                }
+            }
+        };
+        match next {
+            Some((s, i)) => {
+                let here = &words[..i];
+                levels.push(Level {
+                    entry,
+                    own: View {
+                        words: here,
+                        scan: scan(here, &valued, entry.options_first),
+                    },
+                    tail: View {
+                        words,
+                        scan: scan(words, &valued, false),
+                    },
+                });
+                if !sub.is_empty() {
+                    sub.push(' ');
+                }
+                sub.push_str(&words[i].text);
+                entry = s;
+                words = &words[i + 1..];
+            }
+            None => {
+                levels.push(Level {
+                    entry,
+                    own: View {
+                        words,
+                        scan: scan(words, &valued, entry.options_first),
+                    },
+                    tail: View {
+                        words,
+                        scan: scan(words, &valued, entry.options_first),
+                    },
+                });
+                return Descent {
+                    levels,
+                    sub,
+                    computed,
+                };
+            }
+        }
+    }
+}
+
+/// Returns whether a word matches a pattern (`*` matches any run of characters).
+fn matches(pattern: &str, text: &str) -> bool {
+    if pattern.contains('*') {
+        wildcard(pattern, text)
+    } else {
+        pattern == text
+    }
+}
+
+fn any_match(patterns: &[super::schema::Str], w: &Word, icase: bool) -> bool {
+    if !w.literal {
+        return false;
+    }
+    if icase {
+        let lower = w.text.to_ascii_lowercase();
+        patterns.iter().any(|p| matches(p, &lower))
+    } else {
+        patterns.iter().any(|p| matches(p, &w.text))
+    }
+}
+
+/// Returns whether a rule's condition holds on some words.
+pub(crate) fn holds(rule: &Rule, level: &View<'_>, facts: Facts<'_>) -> bool {
+    rule.when.as_ref().is_none_or(|c| cond(c, level, facts))
+}
+
+fn cond(c: &Cond, level: &View<'_>, facts: Facts<'_>) -> bool {
+    let sc = &level.scan;
+    fn names(list: &[super::schema::Str]) -> Vec<&str> {
+        list.iter().map(|s| s.as_ref()).collect()
+    }
+    if !c.option.is_empty() && !sc.has(&names(&c.option)) {
+        return false;
+    }
+    if !c.no_option.is_empty() && sc.has(&names(&c.no_option)) {
+        return false;
+    }
+    if !c.arg0.is_empty()
+        && !sc
+            .pos
+            .first()
+            .is_some_and(|w| any_match(&c.arg0, w, c.icase))
+    {
+        return false;
+    }
+    if !c.args_any.is_empty() && !sc.pos.iter().any(|w| any_match(&c.args_any, w, c.icase)) {
+        return false;
+    }
+    if !c.word.is_empty() && !level.words.iter().any(|w| any_match(&c.word, w, c.icase)) {
+        return false;
+    }
+    if !c.every_word.is_empty()
+        && !level
+            .words
+            .iter()
+            .all(|w| any_match(&c.every_word, w, c.icase))
+    {
+        return false;
+    }
+    if let Some(v) = &c.value {
+        let opts = names(&v.option);
+        let hit = sc.values(&opts).any(|w| {
+            let text = if v.icase {
+                w.text.to_ascii_lowercase()
+            } else {
+                w.text.clone()
+            };
+            v.matches.iter().any(|p| matches(p, &text))
+        });
+        if !hit {
+            return false;
+        }
+    }
+    if let Some(b) = c.no_args
+        && sc.pos.is_empty() != b
+    {
+        return false;
+    }
+    if let Some(n) = c.min_args
+        && sc.pos.len() < usize::from(n)
+    {
+        return false;
+    }
+    if let Some(b) = c.elevated
+        && facts.elevated != b
+    {
+        return false;
+    }
+    if !c.input.is_empty() && !c.input.iter().any(|k| facts.input.contains(k)) {
+        return false;
+    }
+    if let Some(b) = c.credential_arg
+        && sc.pos.iter().any(|w| (facts.credential)(w)) != b
+    {
+        return false;
+    }
+    if let Some(b) = c.literal
+        && level.words.iter().all(|w| w.literal) != b
+    {
+        return false;
+    }
+    if !c.any.is_empty() && !c.any.iter().any(|a| cond(a, level, facts)) {
+        return false;
+    }
+    if c.not.iter().any(|n| cond(n, level, facts)) {
+        return false;
+    }
+    true
+}
+
+/// Returns the words a selection names (`None` stands for the working directory), from the
+/// first alternative that names any.
+pub(crate) fn select(sel: &Sel, level: &View<'_>) -> Vec<Option<Word>> {
+    let pos = &level.scan.pos;
+    for pick in sel.0.iter() {
+        let got: Vec<Option<Word>> = match pick {
+            Pick::Arg(i) => index(*i, pos.len())
+                .map(|i| Some(pos[i].clone()))
+                .into_iter()
+                .collect(),
+            Pick::Args { from, to } => {
+                let n = pos.len();
+                let from = clamp(*from, n);
+                let to = to.map_or(n, |t| clamp(t, n)).max(from);
+                pos[from..to].iter().map(|w| Some((*w).clone())).collect()
+            }
+            Pick::Opt(names) => {
+                let names: Vec<&str> = names.iter().map(|s| s.as_ref()).collect();
+                level.scan.values(&names).map(|w| Some(w.clone())).collect()
+            }
+            Pick::Cwd => vec![None],
+            Pick::Words => level.words.iter().map(|w| Some(w.clone())).collect(),
+        };
+        if !got.is_empty() {
+            return got;
+        }
+    }
+    Vec::new()
+}
+
+fn index(i: i16, n: usize) -> Option<usize> {
+    let i = if i < 0 {
+        n.checked_sub(usize::from(i.unsigned_abs()))?
+    } else {
+        usize::from(i.unsigned_abs())
+    };
+    (i < n).then_some(i)
+}
+
+fn clamp(i: i16, n: usize) -> usize {
+    if i < 0 {
+        n.saturating_sub(usize::from(i.unsigned_abs()))
+    } else {
+        usize::from(i.unsigned_abs()).min(n)
+    }
+}

@@ -1,0 +1,115 @@
+//! Rule packs: what programs do, as data. The built-in packs (`packs/*.yaml`) are compiled
+//! into static tables at build time ([`builtin`]); a user's packs are read at run time into
+//! the same types and looked up first, so they add programs or override built-in ones.
+
+pub mod schema;
+
+mod matcher;
+pub mod user;
+
+pub(crate) use matcher::{Descent, Facts, Level, View, descend, holds, select};
+
+use schema::{Entry, Pack};
+
+/// The packs compiled into the binary.
+#[allow(clippy::all, missing_docs)]
+mod builtin {
+    use std::borrow::Cow;
+
+    use super::schema::*;
+
+    include!(concat!(env!("OUT_DIR"), "/packs.rs"));
+}
+
+/// Returns the built-in packs.
+pub fn builtin() -> &'static [Pack] {
+    &builtin::PACKS
+}
+
+/// A program found in a pack.
+#[derive(Debug, Clone, Copy)]
+pub struct Found {
+    /// Its entry.
+    pub entry: &'static Entry,
+    /// The pack's name.
+    pub pack: &'static str,
+    /// Whether it came from a user's pack.
+    pub user: bool,
+}
+
+/// Finds the entry of a program: the user's packs first, then the built-in ones; exact
+/// names before patterns, and the catch-all `*` last.
+pub fn lookup(user: &'static [Pack], name: &str) -> Option<Found> {
+    for p in user {
+        if let Some(e) = p.programs.iter().find(|e| e.name.exact(name)) {
+            return Some(Found {
+                entry: e,
+                pack: &p.pack,
+                user: true,
+            });
+        }
+    }
+    for p in user {
+        if let Some(e) = p
+            .programs
+            .iter()
+            .find(|e| e.name.pattern(name) && e.name.first() != "*")
+        {
+            return Some(Found {
+                entry: e,
+                pack: &p.pack,
+                user: true,
+            });
+        }
+    }
+    let packs = &builtin::PACKS;
+    if let Ok(i) = builtin::INDEX.binary_search_by(|(n, _, _)| (*n).cmp(name)) {
+        let (_, p, e) = builtin::INDEX[i];
+        let pack = &packs[usize::from(p)];
+        return Some(Found {
+            entry: &pack.programs[usize::from(e)],
+            pack: &pack.pack,
+            user: false,
+        });
+    }
+    let catch_all = builtin::PATTERNS.iter().find(|(n, _, _)| *n == "*");
+    builtin::PATTERNS
+        .iter()
+        .filter(|(n, _, _)| *n != "*")
+        .find(|(n, _, _)| schema::wildcard(n, name))
+        .or(catch_all)
+        .map(|&(_, p, e)| {
+            let pack = &packs[usize::from(p)];
+            Found {
+                entry: &pack.programs[usize::from(e)],
+                pack: &pack.pack,
+                user: false,
+            }
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_is_sorted_and_finds_every_program() {
+        assert!(builtin::INDEX.windows(2).all(|w| w[0].0 < w[1].0));
+        for p in builtin() {
+            for e in p.programs.iter() {
+                for n in e.name.0.iter().filter(|n| !n.contains('*')) {
+                    let f = lookup(&[], n).unwrap();
+                    assert!(std::ptr::eq(f.entry, e), "{n}");
+                    assert_eq!(f.pack, p.pack);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_built_in_pack_passes_the_check() {
+        for p in builtin() {
+            assert_eq!(schema::check(p), vec![], "{}", p.pack);
+        }
+    }
+}

@@ -1,0 +1,1158 @@
+//! What rule packs are made of: programs, their subcommands, options and rules, and the
+//! effects those rules state.
+//!
+//! `build.rs` includes this file, reads `packs/*.yaml` into these types, checks them
+//! ([`check`]) and writes them out as static tables; user packs are read into the same types
+//! at run time. So nothing here may name the crate, and every list and string is a `Cow`:
+//! borrowed from the binary for built-in packs, owned for a user's.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer};
+
+/// A string of a pack.
+pub type Str = Cow<'static, str>;
+/// A list of a pack.
+pub type List<T> = Cow<'static, [T]>;
+
+/// One pack file: a family of programs.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pack {
+    /// The family's name (`git`, `coreutils`), unique among the packs loaded together.
+    pub pack: Str,
+    /// What the family covers, in one line.
+    #[serde(default)]
+    pub about: Str,
+    /// The programs.
+    pub programs: List<Entry>,
+}
+
+/// A program (at the top of a pack) or one of its subcommands.
+///
+/// The arguments of a command are read level by level: at each level the options are
+/// scanned (`valued` says which take a value), the first positional word that names one of
+/// the `sub` entries selects it, and the rest of the words are that entry's. The deepest
+/// entry reached gives the command's main effects: the first of its `rules` whose `when`
+/// holds, or, when none does, the first of its parent's, and so on up. Every entry on the
+/// way adds the effects of each of its `also` rules whose `when` holds.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// The program's names, or the subcommand's words. `*` matches any run of characters
+    /// (`mkfs.*`, `describe-*`); exact names are tried before patterns.
+    pub name: Names,
+    /// What it is, in one line (for `oath rules list`).
+    #[serde(default)]
+    pub about: Str,
+    /// Options that take a value (`-o`, `--output`; `--output=x` is always one word). They
+    /// hold for the subcommands below too.
+    #[serde(default)]
+    pub valued: List<Str>,
+    /// Options end at the first positional word: the rest is another command's (`sudo`,
+    /// `nice`, `xargs`) or the subcommand's.
+    #[serde(default)]
+    pub options_first: bool,
+    /// Which positional word selects a subcommand: the first (default), or any of them,
+    /// the first entry in the list order that matches some word winning (`gcloud compute
+    /// instances delete NAME`, `az vm delete`).
+    #[serde(default)]
+    pub sub_word: SubWord,
+    /// Subcommands.
+    #[serde(default)]
+    pub sub: List<Entry>,
+    /// Code that reads an argument language packs cannot describe (a sed script, a find
+    /// expression, an HTTP request); it may use the rules and `valued` of this entry.
+    #[serde(default)]
+    pub handler: Option<Handler>,
+    /// The language of the code an interpreter runs (`python`, `js`, `perl`, …).
+    #[serde(default)]
+    pub lang: Option<Str>,
+    /// What the command feeds into the next command of a pipeline.
+    #[serde(default)]
+    pub flow: Flow,
+    /// Ordered rules: the first whose `when` holds gives the main effects.
+    #[serde(default)]
+    pub rules: List<Rule>,
+    /// Rules whose effects are added whenever their `when` holds (an output file option).
+    #[serde(default)]
+    pub also: List<Rule>,
+}
+
+/// One or more names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Names(pub List<Str>);
+
+impl<'de> Deserialize<'de> for Names {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = Names;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a name or a list of names")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Names, E> {
+                Ok(Names(Cow::Owned(vec![Cow::Owned(v.to_owned())])))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Names, E> {
+                self.visit_str(if v { "true" } else { "false" })
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Names, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Names, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Names, A::Error> {
+                let mut v = Vec::new();
+                while let Some(s) = seq.next_element::<String>()? {
+                    v.push(Cow::Owned(s));
+                }
+                Ok(Names(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Names {
+    /// Returns the first name.
+    pub fn first(&self) -> &str {
+        self.0.first().map(|s| s.as_ref()).unwrap_or("")
+    }
+
+    /// Returns whether a word is one of the names, exactly.
+    pub fn exact(&self, word: &str) -> bool {
+        self.0.iter().any(|n| !n.contains('*') && n == word)
+    }
+
+    /// Returns whether a word matches one of the name patterns.
+    pub fn pattern(&self, word: &str) -> bool {
+        self.0.iter().any(|n| n.contains('*') && wildcard(n, word))
+    }
+}
+
+/// Which positional word selects a subcommand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SubWord {
+    /// The first positional word.
+    #[default]
+    First,
+    /// Any positional word; entries are tried in their order.
+    Any,
+}
+
+/// A rule: when it applies, its effects, and how to explain them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// When the rule applies (always, without it).
+    #[serde(default)]
+    pub when: Option<Cond>,
+    /// Its id (kebab-case), named by `oath explain`, the audit trail and `oath rules show`.
+    pub id: Str,
+    /// What the command does, in one line. `{program}` is the program's name as run, `{sub}`
+    /// the subcommand words.
+    pub explain: Str,
+    /// A safer way to do the same, when there is one.
+    #[serde(default)]
+    pub safer: Option<Str>,
+    /// It acts on a system other than files (a repository, a cluster, a service …).
+    #[serde(default)]
+    pub act: Option<Act>,
+    /// It reads these paths.
+    #[serde(default)]
+    pub read: Option<Sel>,
+    /// It writes these paths.
+    #[serde(default)]
+    pub write: Option<Sel>,
+    /// It deletes these paths.
+    #[serde(default)]
+    pub delete: Option<Sel>,
+    /// It changes the permissions or owner of these paths (the mode is its first positional
+    /// word for `chmod`).
+    #[serde(default)]
+    pub chmod: Option<Sel>,
+    /// It destroys what these devices or images hold (formats, wipes, partitions).
+    #[serde(default)]
+    pub wipe: Option<Sel>,
+    /// The verb used when a path effect is explained (`edits in place`, `extracts an
+    /// archive into`).
+    #[serde(default)]
+    pub verb: Option<Str>,
+    /// The deletion or permission change goes down directory trees.
+    #[serde(default)]
+    pub recursive: Option<Recursive>,
+    /// Something the path effect needs said about it.
+    #[serde(default)]
+    pub note: Option<PathNote>,
+    /// It runs code or another command.
+    #[serde(default)]
+    pub run: Option<Run>,
+    /// It changes the working directory of the commands after it on the line.
+    #[serde(default)]
+    pub cd: Option<Sel>,
+    /// It feeds this into the next command of a pipeline (added to the entry's `flow`).
+    #[serde(default)]
+    pub flow: Option<Flow>,
+}
+
+/// Whether a deletion or permission change is recursive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recursive {
+    /// Always, or never.
+    Fixed(bool),
+    /// When one of these options is present.
+    When(List<Str>),
+}
+
+impl<'de> Deserialize<'de> for Recursive {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum R {
+            Fixed(bool),
+            When(Vec<String>),
+        }
+        Ok(match R::deserialize(d)? {
+            R::Fixed(b) => Recursive::Fixed(b),
+            R::When(v) => Recursive::When(Cow::Owned(v.into_iter().map(Cow::Owned).collect())),
+        })
+    }
+}
+
+/// Something a path effect needs said about it, for the policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PathNote {
+    /// It creates directories (harmless inside the project and in temporary directories).
+    CreatesDirectory,
+    /// It overwrites the contents before deleting (git cannot bring it back either).
+    Shreds,
+    /// It moves the paths away (from where they were, they are gone).
+    MovesAway,
+    /// It only touches the paths when a credential is among them (copies, archives).
+    CredentialsOnly,
+    /// A download is saved there (running it later on the line runs downloaded code).
+    Download,
+}
+
+/// Conditions, all of which must hold.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cond {
+    /// One of these options is present.
+    #[serde(default)]
+    pub option: List<Str>,
+    /// None of these options is present.
+    #[serde(default)]
+    pub no_option: List<Str>,
+    /// The first positional word matches one of these.
+    #[serde(default)]
+    pub arg0: List<Str>,
+    /// Some positional word matches one of these.
+    #[serde(default)]
+    pub args_any: List<Str>,
+    /// Some word, option or positional, matches one of these.
+    #[serde(default)]
+    pub word: List<Str>,
+    /// Every word, option or positional, matches one of these (true without words).
+    #[serde(default)]
+    pub every_word: List<Str>,
+    /// A value of one of these options matches one of `matches` (compared in lower case
+    /// when `icase`).
+    #[serde(default)]
+    pub value: Option<ValueCond>,
+    /// There is no positional word (`true`) or there is one (`false`).
+    #[serde(default)]
+    pub no_args: Option<bool>,
+    /// There are at least this many positional words.
+    #[serde(default)]
+    pub min_args: Option<u8>,
+    /// It runs with root's rights (under `sudo` or `doas`).
+    #[serde(default)]
+    pub elevated: Option<bool>,
+    /// What arrives on its input carries one of these (from the pipeline or a redirection).
+    #[serde(default)]
+    pub input: List<Carried>,
+    /// One of its positional words names a file holding credentials.
+    #[serde(default)]
+    pub credential_arg: Option<bool>,
+    /// Every word is known before running (no variable, substitution or glob).
+    #[serde(default)]
+    pub literal: Option<bool>,
+    /// `arg0`, `args_any` and `word` compare the words in lower case.
+    #[serde(default)]
+    pub icase: bool,
+    /// Any of these holds.
+    #[serde(default)]
+    pub any: List<Cond>,
+    /// None of these holds.
+    #[serde(default)]
+    pub not: List<Cond>,
+}
+
+/// A condition on option values.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValueCond {
+    /// The options.
+    pub option: List<Str>,
+    /// Patterns (`*` matches any run of characters).
+    pub matches: List<Str>,
+    /// Compare in lower case.
+    #[serde(default)]
+    pub icase: bool,
+}
+
+/// What flows between the commands of a pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Carried {
+    /// Content downloaded from the network.
+    Download,
+    /// Decoded or unpacked content (`base64 -d`, `xxd -r`).
+    Decode,
+    /// Credentials or the environment.
+    Secret,
+}
+
+/// What a command feeds into the next one of its pipeline.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flow {
+    /// It produces these.
+    #[serde(default)]
+    pub produces: List<Carried>,
+    /// It passes on what it reads (`tee`, `grep`, `sort`).
+    #[serde(default)]
+    pub passes: bool,
+    /// It is a raw network tool (a shell piped through it is a reverse shell).
+    #[serde(default)]
+    pub net_tool: bool,
+}
+
+/// A selection of the command's words.
+///
+/// Written as a string: `args` (every positional word), `args[1]`, `args[1:]`, `args[:-1]`,
+/// `args[-1]` (Python-style slices over the positional words), `opt(-o,--output)` (the
+/// values of these options), `words` (every word, options included), `cwd` (the working
+/// directory), and alternatives
+/// `opt(-o) | args[0] | cwd` (the first that selects something).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sel(pub List<Pick>);
+
+/// One alternative of a [`Sel`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pick {
+    /// One positional word (negative counts from the end).
+    Arg(i16),
+    /// Positional words `from..to` (negative counts from the end; `to` excluded, none for
+    /// all the rest).
+    Args {
+        /// First index.
+        from: i16,
+        /// End index.
+        to: Option<i16>,
+    },
+    /// Every word, options included.
+    Words,
+    /// Values of these options.
+    Opt(List<Str>),
+    /// The working directory.
+    Cwd,
+}
+
+impl<'de> Deserialize<'de> for Sel {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(de::Error::custom)
+    }
+}
+
+impl std::str::FromStr for Sel {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut picks = Vec::new();
+        for alt in s.split('|') {
+            picks.push(alt.trim().parse::<Pick>()?);
+        }
+        Ok(Sel(Cow::Owned(picks)))
+    }
+}
+
+impl std::str::FromStr for Pick {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || {
+            format!(
+                "`{s}` selects nothing: write args, args[N], args[N:], args[:N], args[N:M], opt(-o,--output), words or cwd"
+            )
+        };
+        match s {
+            "args" => return Ok(Pick::Args { from: 0, to: None }),
+            "cwd" => return Ok(Pick::Cwd),
+            "words" => return Ok(Pick::Words),
+            _ => {}
+        }
+        if let Some(inner) = s.strip_prefix("opt(").and_then(|r| r.strip_suffix(')')) {
+            let names: Vec<Str> = inner
+                .split(',')
+                .map(|n| Cow::Owned(n.trim().to_owned()))
+                .collect();
+            if names.iter().any(|n| !n.starts_with('-') || n.len() < 2) {
+                return Err(format!("`{s}`: option names start with `-`"));
+            }
+            return Ok(Pick::Opt(Cow::Owned(names)));
+        }
+        let inner = s
+            .strip_prefix("args[")
+            .and_then(|r| r.strip_suffix(']'))
+            .ok_or_else(bad)?;
+        let num = |t: &str| t.trim().parse::<i16>().map_err(|_| bad());
+        match inner.split_once(':') {
+            None => Ok(Pick::Arg(num(inner)?)),
+            Some((a, b)) => Ok(Pick::Args {
+                from: if a.trim().is_empty() { 0 } else { num(a)? },
+                to: if b.trim().is_empty() {
+                    None
+                } else {
+                    Some(num(b)?)
+                },
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Sel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" | ")?;
+            }
+            match p {
+                Pick::Args { from: 0, to: None } => f.write_str("args")?,
+                Pick::Arg(i) => write!(f, "args[{i}]")?,
+                Pick::Args { from, to } => {
+                    let from = if *from == 0 {
+                        String::new()
+                    } else {
+                        from.to_string()
+                    };
+                    let to = to.map(|t| t.to_string()).unwrap_or_default();
+                    write!(f, "args[{from}:{to}]")?
+                }
+                Pick::Opt(names) => write!(f, "opt({})", names.join(","))?,
+                Pick::Cwd => f.write_str("cwd")?,
+                Pick::Words => f.write_str("words")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Code or a command that a command runs.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Run {
+    /// Another command: its words, from the first selected on (`sudo CMD`, `xargs CMD`).
+    #[serde(default)]
+    pub command: Option<Sel>,
+    /// Shell code: the selected words, one space apart (`bash -c CODE`, `eval`, `watch`).
+    #[serde(default)]
+    pub shell: Option<Sel>,
+    /// A file it runs or sources (`source FILE`, `bash FILE`).
+    #[serde(default)]
+    pub file: Option<Sel>,
+    /// Code in the entry's `lang` (`python -c CODE`, `node -e CODE`).
+    #[serde(default)]
+    pub code: Option<Sel>,
+    /// The command is skipped this many words in (`timeout 5 CMD`, `flock FILE CMD`).
+    #[serde(default)]
+    pub skip: u8,
+    /// The command's words end before the first of these (`parallel CMD ::: ARGS`).
+    #[serde(default)]
+    pub until: List<Str>,
+    /// The command runs with root's rights.
+    #[serde(default)]
+    pub elevated: bool,
+    /// Words that only exist at run time are appended to the command (`xargs`).
+    #[serde(default)]
+    pub input_args: bool,
+}
+
+/// Code for argument languages packs cannot describe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Handler {
+    /// `env`: assignments, `-S` split strings, `-C` directories, then a command.
+    Env,
+    /// Shells: `-c` code, a script file, stdin, here-documents.
+    Shell,
+    /// Interpreters: inline code (in `lang`), modules, scripts, stdin.
+    Interpreter,
+    /// awk programs.
+    Awk,
+    /// sed scripts (`e` and `w` commands, `-i`).
+    Sed,
+    /// `find` expressions (`-delete`, `-exec`, `-fprint`).
+    Find,
+    /// `fd`'s `--exec`.
+    Fd,
+    /// HTTP clients (`curl`, `wget`, `httpie`): method, body, uploads, output files.
+    Http,
+    /// tar's letter clusters.
+    Tar,
+    /// zip-family extraction.
+    Unzip,
+    /// Compressors that replace their files (`gzip`, `xz`).
+    Compress,
+    /// `cp`, `mv`, `ln`, `install`, `rsync`, `scp`: sources, destination, remote hosts.
+    Copy,
+    /// `dd`'s `if=` and `of=` operands.
+    Dd,
+    /// chmod and chown: the mode and the targets.
+    Perm,
+    /// SQL text in arguments or on stdin.
+    Sql,
+    /// `echo` and `printf`: the text they print.
+    Print,
+    /// `alias NAME=BODY`: the bodies.
+    Alias,
+    /// `(( … ))`: arithmetic, or commands hidden in it.
+    Arith,
+    /// `cd`, `pushd`, `popd`.
+    Cd,
+    /// PowerShell command text.
+    Powershell,
+}
+
+/// A system other than files that a command acts on, and how.
+///
+/// Written `system.verb`. The policy turns each into a domain and a risk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+pub enum Act {
+    // Version control, local.
+    /// Reads the repository.
+    #[serde(rename = "vcs.read")]
+    VcsRead,
+    /// Changes the local repository in a way its history keeps.
+    #[serde(rename = "vcs.change")]
+    VcsChange,
+    /// Throws away work git cannot bring back (uncommitted changes, unreachable commits).
+    #[serde(rename = "vcs.destroy")]
+    VcsDestroy,
+    /// Sets configuration that runs programs, or configuration outside the project.
+    #[serde(rename = "vcs.configure")]
+    VcsConfigure,
+    // Version control, remote.
+    /// Reads a remote without changing the working tree (`git fetch`).
+    #[serde(rename = "vcs-remote.read")]
+    VcsRemoteRead,
+    /// Downloads from a remote into the working tree (`git pull`, `git clone`).
+    #[serde(rename = "vcs-remote.receive")]
+    VcsRemoteReceive,
+    /// Publishes to a remote (`git push`).
+    #[serde(rename = "vcs-remote.change")]
+    VcsRemoteChange,
+    /// Rewrites or deletes on a remote (`git push --force`, `--delete`).
+    #[serde(rename = "vcs-remote.destroy")]
+    VcsRemoteDestroy,
+    /// Sends work to another system (`git send-email`, `git svn`).
+    #[serde(rename = "vcs-remote.send")]
+    VcsRemoteSend,
+    // Code hosting.
+    /// Reads from the code host.
+    #[serde(rename = "hosting.read")]
+    HostingRead,
+    /// Changes data on the code host.
+    #[serde(rename = "hosting.change")]
+    HostingChange,
+    /// Deletes or archives on the code host.
+    #[serde(rename = "hosting.destroy")]
+    HostingDestroy,
+    /// Changes credentials, keys or secrets on the code host.
+    #[serde(rename = "hosting.credentials")]
+    HostingCredentials,
+    // Secrets.
+    /// Prints credentials or secrets.
+    #[serde(rename = "secrets.read")]
+    SecretsRead,
+    // Packages.
+    /// Reads package information.
+    #[serde(rename = "package.read")]
+    PackageRead,
+    /// Installs, updates or removes the project's dependencies.
+    #[serde(rename = "package.install")]
+    PackageInstall,
+    /// Installs or removes packages outside the project (global, user, root).
+    #[serde(rename = "package.global")]
+    PackageGlobal,
+    /// Installs or removes the system's packages.
+    #[serde(rename = "package.system")]
+    PackageSystem,
+    /// Fetches and runs a registry package (`npx`).
+    #[serde(rename = "package.run")]
+    PackageRun,
+    /// Publishes to a registry or changes a registry account.
+    #[serde(rename = "registry.publish")]
+    RegistryPublish,
+    // Building and running the project.
+    /// Builds, formats or generates (the project's build recipes).
+    #[serde(rename = "build.run")]
+    BuildRun,
+    /// Runs the project's tests.
+    #[serde(rename = "test.run")]
+    TestRun,
+    /// Checks code without changing it.
+    #[serde(rename = "lint.run")]
+    LintRun,
+    /// Runs the project's own code or scripts.
+    #[serde(rename = "script.run")]
+    ScriptRun,
+    /// Starts an interpreter or a tool that does local work oath does not follow further.
+    #[serde(rename = "tool.run")]
+    ToolRun,
+    // Files as a whole.
+    /// Moves files to the trash (recoverable).
+    #[serde(rename = "files.trash")]
+    FilesTrash,
+    // The local system.
+    /// Reads the state of services.
+    #[serde(rename = "service.read")]
+    ServiceRead,
+    /// Starts, stops or changes services.
+    #[serde(rename = "service.change")]
+    ServiceChange,
+    /// Stops or restarts the machine.
+    #[serde(rename = "power.change")]
+    PowerChange,
+    /// Stops processes.
+    #[serde(rename = "process.change")]
+    ProcessChange,
+    /// Stops init or every process.
+    #[serde(rename = "process.destroy")]
+    ProcessDestroy,
+    /// Lists scheduled jobs.
+    #[serde(rename = "schedule.read")]
+    ScheduleRead,
+    /// Schedules or removes jobs (persistence).
+    #[serde(rename = "schedule.change")]
+    ScheduleChange,
+    /// Changes system accounts.
+    #[serde(rename = "account.change")]
+    AccountChange,
+    /// Reads system settings.
+    #[serde(rename = "system.read")]
+    SystemRead,
+    /// Changes system settings (network, kernel, firewall, boot).
+    #[serde(rename = "system.change")]
+    SystemChange,
+    /// Formats, partitions or erases storage.
+    #[serde(rename = "disk.destroy")]
+    DiskDestroy,
+    /// Runs a command in another root, namespace or service.
+    #[serde(rename = "namespace.run")]
+    NamespaceRun,
+    /// Runs a command with root's rights.
+    #[serde(rename = "privilege.elevate")]
+    PrivilegeElevate,
+    /// Opens a shell with root's or another user's rights.
+    #[serde(rename = "privilege.shell")]
+    PrivilegeShell,
+    /// Uses sudo without a command (credential cache, listing).
+    #[serde(rename = "privilege.admin")]
+    PrivilegeAdmin,
+    // Infrastructure and remote systems.
+    /// Reads containers or images.
+    #[serde(rename = "container.read")]
+    ContainerRead,
+    /// Runs, builds or changes containers.
+    #[serde(rename = "container.change")]
+    ContainerChange,
+    /// Removes containers, images or volumes.
+    #[serde(rename = "container.destroy")]
+    ContainerDestroy,
+    /// Gives a container the host (privileged, host root, the docker socket).
+    #[serde(rename = "container.privileged")]
+    ContainerPrivileged,
+    /// Reads a cluster.
+    #[serde(rename = "cluster.read")]
+    ClusterRead,
+    /// Does other cluster work.
+    #[serde(rename = "cluster.change")]
+    ClusterChange,
+    /// Changes live cluster resources.
+    #[serde(rename = "cluster.deploy")]
+    ClusterDeploy,
+    /// Deletes or drains cluster resources.
+    #[serde(rename = "cluster.destroy")]
+    ClusterDestroy,
+    /// Reads cloud resources.
+    #[serde(rename = "cloud.read")]
+    CloudRead,
+    /// Creates or changes cloud resources.
+    #[serde(rename = "cloud.change")]
+    CloudChange,
+    /// Deletes or stops cloud resources.
+    #[serde(rename = "cloud.destroy")]
+    CloudDestroy,
+    /// Reads infrastructure state or plans.
+    #[serde(rename = "infra.read")]
+    InfraRead,
+    /// Does other infrastructure work.
+    #[serde(rename = "infra.change")]
+    InfraChange,
+    /// Applies changes to live infrastructure.
+    #[serde(rename = "infra.deploy")]
+    InfraDeploy,
+    /// Destroys infrastructure.
+    #[serde(rename = "infra.destroy")]
+    InfraDestroy,
+    /// Talks to a database.
+    #[serde(rename = "database.change")]
+    DatabaseChange,
+    /// Drops, truncates or deletes data in a database.
+    #[serde(rename = "database.destroy")]
+    DatabaseDestroy,
+    /// Reads another remote service (an API's CLI).
+    #[serde(rename = "remote.read")]
+    RemoteRead,
+    /// Changes data on another remote service.
+    #[serde(rename = "remote.change")]
+    RemoteChange,
+    /// Deletes on another remote service.
+    #[serde(rename = "remote.destroy")]
+    RemoteDestroy,
+    // The network.
+    /// Downloads.
+    #[serde(rename = "net.receive")]
+    NetReceive,
+    /// Opens a raw connection or a remote session.
+    #[serde(rename = "net.connect")]
+    NetConnect,
+    /// Listens for connections.
+    #[serde(rename = "net.listen")]
+    NetListen,
+    /// Sends mail or messages.
+    #[serde(rename = "net.send")]
+    NetSend,
+    /// Copies files to or from another host.
+    #[serde(rename = "net.copy")]
+    NetCopy,
+    /// Routes commands through a proxy.
+    #[serde(rename = "net.proxy")]
+    NetProxy,
+    /// Hands a shell to a network peer (a reverse or bind shell).
+    #[serde(rename = "net.shell")]
+    NetShell,
+    /// Sends credentials or secrets off the machine.
+    #[serde(rename = "net.exfiltrate")]
+    NetExfiltrate,
+    // The shell.
+    /// Prints or reads state; changes nothing.
+    #[serde(rename = "shell.harmless")]
+    ShellHarmless,
+    /// Starts an interactive shell.
+    #[serde(rename = "shell.interactive")]
+    ShellInteractive,
+    /// Runs code computed at run time.
+    #[serde(rename = "shell.unknown-code")]
+    ShellUnknownCode,
+    /// Decodes data.
+    #[serde(rename = "shell.decode")]
+    ShellDecode,
+    // People's tools.
+    /// Edits files interactively.
+    #[serde(rename = "editor.open")]
+    EditorOpen,
+    /// Opens a file or URL with another program.
+    #[serde(rename = "desktop.open")]
+    DesktopOpen,
+    /// Starts another agent.
+    #[serde(rename = "agent.run")]
+    AgentRun,
+    /// Asks an agent about itself.
+    #[serde(rename = "agent.read")]
+    AgentRead,
+    /// Reads oath's state.
+    #[serde(rename = "oath.read")]
+    OathRead,
+    /// Changes oath's own setup.
+    #[serde(rename = "oath.change")]
+    OathChange,
+}
+
+/// Every [`Act`] with its written name, for messages and `oath rules`.
+pub const ACTS: &[(Act, &str)] = &[
+    (Act::VcsRead, "vcs.read"),
+    (Act::VcsChange, "vcs.change"),
+    (Act::VcsDestroy, "vcs.destroy"),
+    (Act::VcsConfigure, "vcs.configure"),
+    (Act::VcsRemoteRead, "vcs-remote.read"),
+    (Act::VcsRemoteReceive, "vcs-remote.receive"),
+    (Act::VcsRemoteChange, "vcs-remote.change"),
+    (Act::VcsRemoteDestroy, "vcs-remote.destroy"),
+    (Act::VcsRemoteSend, "vcs-remote.send"),
+    (Act::HostingRead, "hosting.read"),
+    (Act::HostingChange, "hosting.change"),
+    (Act::HostingDestroy, "hosting.destroy"),
+    (Act::HostingCredentials, "hosting.credentials"),
+    (Act::SecretsRead, "secrets.read"),
+    (Act::PackageRead, "package.read"),
+    (Act::PackageInstall, "package.install"),
+    (Act::PackageGlobal, "package.global"),
+    (Act::PackageSystem, "package.system"),
+    (Act::PackageRun, "package.run"),
+    (Act::RegistryPublish, "registry.publish"),
+    (Act::BuildRun, "build.run"),
+    (Act::TestRun, "test.run"),
+    (Act::LintRun, "lint.run"),
+    (Act::ScriptRun, "script.run"),
+    (Act::ToolRun, "tool.run"),
+    (Act::FilesTrash, "files.trash"),
+    (Act::ServiceRead, "service.read"),
+    (Act::ServiceChange, "service.change"),
+    (Act::PowerChange, "power.change"),
+    (Act::ProcessChange, "process.change"),
+    (Act::ProcessDestroy, "process.destroy"),
+    (Act::ScheduleRead, "schedule.read"),
+    (Act::ScheduleChange, "schedule.change"),
+    (Act::AccountChange, "account.change"),
+    (Act::SystemRead, "system.read"),
+    (Act::SystemChange, "system.change"),
+    (Act::DiskDestroy, "disk.destroy"),
+    (Act::NamespaceRun, "namespace.run"),
+    (Act::PrivilegeElevate, "privilege.elevate"),
+    (Act::PrivilegeShell, "privilege.shell"),
+    (Act::PrivilegeAdmin, "privilege.admin"),
+    (Act::ContainerRead, "container.read"),
+    (Act::ContainerChange, "container.change"),
+    (Act::ContainerDestroy, "container.destroy"),
+    (Act::ContainerPrivileged, "container.privileged"),
+    (Act::ClusterRead, "cluster.read"),
+    (Act::ClusterChange, "cluster.change"),
+    (Act::ClusterDeploy, "cluster.deploy"),
+    (Act::ClusterDestroy, "cluster.destroy"),
+    (Act::CloudRead, "cloud.read"),
+    (Act::CloudChange, "cloud.change"),
+    (Act::CloudDestroy, "cloud.destroy"),
+    (Act::InfraRead, "infra.read"),
+    (Act::InfraChange, "infra.change"),
+    (Act::InfraDeploy, "infra.deploy"),
+    (Act::InfraDestroy, "infra.destroy"),
+    (Act::DatabaseChange, "database.change"),
+    (Act::DatabaseDestroy, "database.destroy"),
+    (Act::RemoteRead, "remote.read"),
+    (Act::RemoteChange, "remote.change"),
+    (Act::RemoteDestroy, "remote.destroy"),
+    (Act::NetReceive, "net.receive"),
+    (Act::NetConnect, "net.connect"),
+    (Act::NetListen, "net.listen"),
+    (Act::NetSend, "net.send"),
+    (Act::NetCopy, "net.copy"),
+    (Act::NetProxy, "net.proxy"),
+    (Act::NetShell, "net.shell"),
+    (Act::NetExfiltrate, "net.exfiltrate"),
+    (Act::ShellHarmless, "shell.harmless"),
+    (Act::ShellInteractive, "shell.interactive"),
+    (Act::ShellUnknownCode, "shell.unknown-code"),
+    (Act::ShellDecode, "shell.decode"),
+    (Act::EditorOpen, "editor.open"),
+    (Act::DesktopOpen, "desktop.open"),
+    (Act::AgentRun, "agent.run"),
+    (Act::AgentRead, "agent.read"),
+    (Act::OathRead, "oath.read"),
+    (Act::OathChange, "oath.change"),
+];
+
+impl Act {
+    /// Returns its written name (`vcs.read`).
+    pub fn as_str(self) -> &'static str {
+        ACTS.iter()
+            .find(|(a, _)| *a == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("?")
+    }
+}
+
+impl fmt::Display for Act {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Returns whether `text` matches `pattern`, where `*` matches any run of characters and
+/// every other character itself.
+pub fn wildcard(pattern: &str, text: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let Some(first) = parts.next() else {
+        return text.is_empty();
+    };
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for m in middle {
+        match rest.find(m) {
+            Some(i) => rest = &rest[i + m.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+/// A problem of a pack that deserialising cannot see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Where: `program sub … rule-id`.
+    pub at: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.at, self.message)
+    }
+}
+
+/// Checks what deserialising cannot: names, ids and explanations present, every program able
+/// to say what it does, a rule's effects consistent with each other.
+pub fn check(pack: &Pack) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if !is_id(&pack.pack) {
+        out.push(Problem {
+            at: format!("pack `{}`", pack.pack),
+            message: "a pack's name is lowercase letters, digits and dashes".into(),
+        });
+    }
+    if pack.programs.is_empty() {
+        out.push(Problem {
+            at: format!("pack `{}`", pack.pack),
+            message: "names no program".into(),
+        });
+    }
+    for p in pack.programs.iter() {
+        let at = p.name.first().to_owned();
+        if p.rules.is_empty() && p.handler.is_none() && p.sub.is_empty() {
+            out.push(Problem {
+                at: at.clone(),
+                message: "a program needs rules, subcommands or a handler to say what it does"
+                    .into(),
+            });
+        }
+        check_entry(p, &at, true, &mut out);
+    }
+    out
+}
+
+fn is_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+}
+
+fn check_entry(e: &Entry, at: &str, top: bool, out: &mut Vec<Problem>) {
+    let problem = |out: &mut Vec<Problem>, message: String| {
+        out.push(Problem {
+            at: at.to_owned(),
+            message,
+        })
+    };
+    if e.name.0.is_empty() || e.name.0.iter().any(|n| n.is_empty()) {
+        problem(out, "an empty name".into());
+    }
+    if top && e.name.0.iter().any(|n| n.contains('/') || n.contains(' ')) {
+        problem(
+            out,
+            "a program's name is a file name, without `/` or spaces".into(),
+        );
+    }
+    for v in e.valued.iter() {
+        if !v.starts_with('-') || v.len() < 2 || v.contains('=') {
+            problem(
+                out,
+                format!("valued option `{v}` must be written with its dashes and without `=`"),
+            );
+        }
+    }
+    if e.handler == Some(Handler::Interpreter) && e.lang.is_none() {
+        problem(out, "the interpreter handler needs `lang`".into());
+    }
+    let mut unconditional = false;
+    for r in e.rules.iter() {
+        if unconditional {
+            problem(
+                out,
+                format!(
+                    "rule `{}` comes after a rule without `when` and can never apply",
+                    r.id
+                ),
+            );
+        }
+        if r.when.is_none() {
+            unconditional = true;
+        }
+        check_rule(r, &format!("{at} {}", r.id), out);
+    }
+    for r in e.also.iter() {
+        check_rule(r, &format!("{at} {}", r.id), out);
+    }
+    for s in e.sub.iter() {
+        check_entry(s, &format!("{at} {}", s.name.first()), false, out);
+    }
+}
+
+fn check_rule(r: &Rule, at: &str, out: &mut Vec<Problem>) {
+    let mut problem = |message: &str| {
+        out.push(Problem {
+            at: at.to_owned(),
+            message: message.to_owned(),
+        })
+    };
+    if !is_id(&r.id) {
+        problem("a rule id is lowercase letters, digits and dashes");
+    }
+    if r.explain.trim().is_empty() {
+        problem("a rule explains what the command does (`explain`)");
+    }
+    if r.explain.contains('\n') {
+        problem("`explain` is one line");
+    }
+    let paths = [&r.read, &r.write, &r.delete, &r.chmod, &r.wipe]
+        .iter()
+        .filter(|p| p.is_some())
+        .count();
+    let has_effect =
+        r.act.is_some() || paths > 0 || r.run.is_some() || r.cd.is_some() || r.flow.is_some();
+    if !has_effect {
+        problem(
+            "a rule states at least one effect (act, read, write, delete, chmod, wipe, run, cd or flow)",
+        );
+    }
+    if r.recursive.is_some() && r.delete.is_none() && r.chmod.is_none() {
+        problem("`recursive` qualifies `delete` or `chmod`");
+    }
+    if r.verb.is_some() && paths == 0 {
+        problem("`verb` qualifies a path effect (read, write, delete, chmod, wipe)");
+    }
+    if let Some(run) = &r.run {
+        let kinds = [&run.command, &run.shell, &run.file, &run.code]
+            .iter()
+            .filter(|k| k.is_some())
+            .count();
+        if kinds != 1 {
+            problem("`run` names exactly one of command, shell, file or code");
+        }
+    }
+    if let Some(c) = &r.when {
+        check_cond(c, at, out);
+    }
+}
+
+fn check_cond(c: &Cond, at: &str, out: &mut Vec<Problem>) {
+    for o in c.option.iter().chain(c.no_option.iter()) {
+        if !o.starts_with('-') || o.len() < 2 {
+            out.push(Problem {
+                at: at.to_owned(),
+                message: format!("option `{o}` must be written with its dashes"),
+            });
+        }
+    }
+    for sub in c.any.iter().chain(c.not.iter()) {
+        check_cond(sub, at, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcards_match_runs_of_characters() {
+        for (p, t, m) in [
+            ("describe-*", "describe-instances", true),
+            ("describe-*", "describe-", true),
+            ("describe-*", "describ", false),
+            ("*-delete", "batch-delete", true),
+            ("*delete*", "undelete-me", true),
+            ("a*b*c", "abc", true),
+            ("a*b*c", "axxbyyc", true),
+            ("a*b*c", "axxbyy", false),
+            ("mkfs.*", "mkfs.ext4", true),
+            ("mkfs.*", "mkfs", false),
+            ("*", "", true),
+            ("exact", "exact", true),
+            ("exact", "exactly", false),
+            ("ab*ab", "ab", false),
+        ] {
+            assert_eq!(wildcard(p, t), m, "{p} ~ {t}");
+        }
+    }
+
+    #[test]
+    fn selections_parse_and_print_back() {
+        for s in [
+            "args",
+            "args[0]",
+            "args[1:]",
+            "args[:-1]",
+            "args[-1]",
+            "args[1:3]",
+            "opt(-o,--output)",
+            "cwd",
+            "words",
+            "opt(-o) | args[0] | cwd",
+        ] {
+            let sel: Sel = s.parse().unwrap();
+            assert_eq!(sel.to_string(), s);
+        }
+        for bad in ["arg", "args[x]", "opt(o)", "args[1", ""] {
+            assert!(bad.parse::<Sel>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_act_has_its_written_name() {
+        for (act, name) in ACTS {
+            let parsed: Act = serde_saphyr::from_str(name).unwrap();
+            assert_eq!(parsed, *act);
+            assert_eq!(act.as_str(), *name);
+        }
+    }
+
+    #[test]
+    fn the_check_finds_what_deserialising_cannot() {
+        let pack: Pack = serde_saphyr::from_str(
+            "pack: demo\nprograms:\n  - name: acme\n    rules:\n      - {id: Acme, explain: '', act: remote.read}\n      - {id: acme-late, explain: x, act: remote.read, recursive: true}\n",
+        )
+        .unwrap();
+        let problems: Vec<String> = check(&pack).iter().map(|p| p.to_string()).collect();
+        assert!(
+            problems.iter().any(|p| p.contains("lowercase")),
+            "{problems:?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.contains("explains")),
+            "{problems:?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.contains("never apply")),
+            "{problems:?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.contains("qualifies")),
+            "{problems:?}"
+        );
+    }
+}

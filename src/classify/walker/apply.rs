@@ -1,0 +1,608 @@
+//! Reading a command against its pack entry: the levels it descends through, the rules that
+//! hold, and each effect they state turned into a finding by the policy (or, for `run`,
+//! followed into the code or command it runs).
+
+use std::borrow::Cow;
+
+use crate::shell::{Simple, Word};
+
+use super::super::effect::{Code, Effect};
+use super::super::pack::schema::{Act, Carried, Handler, PathNote, Recursive, Rule};
+use super::super::pack::{self, Descent, Facts, Found, Level, View};
+use super::super::paths::{Target, Zone};
+use super::super::policy::{self, Said};
+use super::super::rule::Finding;
+use super::{Flow, Leaf, Mods, Walker, own};
+
+/// Where a rule was found, for effects and messages.
+pub(super) struct Place<'d, 'w> {
+    /// The program's name as run.
+    pub name: &'d str,
+    /// The pack and program it came from.
+    pub found: Found,
+    /// The descent.
+    pub d: &'d Descent<'w>,
+}
+
+impl Place<'_, '_> {
+    /// Fills `{program}`, `{sub}` and `{arg0}` in a rule's explanation.
+    fn render(&self, text: &str, level: &View<'_>) -> String {
+        let arg0 = level
+            .scan
+            .pos
+            .first()
+            .map(|w| w.text.as_str())
+            .unwrap_or("");
+        let out = text
+            .replace("{program}", self.name)
+            .replace("{sub}", &self.d.sub)
+            .replace("{arg0}", arg0);
+        // An empty placeholder leaves a double space.
+        let mut s = String::with_capacity(out.len());
+        for part in out.split(' ').filter(|p| !p.is_empty()) {
+            if !s.is_empty() {
+                s.push(' ');
+            }
+            s.push_str(part);
+        }
+        s
+    }
+
+    /// Names the rule for `oath explain`: `git: git reset › git-reset-hard`.
+    fn source(&self, rule: &Rule) -> String {
+        let user = if self.found.user { " (user pack)" } else { "" };
+        if self.d.sub.is_empty() {
+            format!("{}{user}: {} › {}", self.found.pack, self.name, rule.id)
+        } else {
+            format!(
+                "{}{user}: {} {} › {}",
+                self.found.pack, self.name, self.d.sub, rule.id
+            )
+        }
+    }
+}
+
+impl Walker<'_> {
+    /// Classifies a command by its pack entry.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn apply(
+        &mut self,
+        s: &Simple,
+        name: &str,
+        found: Found,
+        args: &[Word],
+        depth: usize,
+        stdin: Option<&Flow>,
+        mods: Mods,
+    ) -> Leaf {
+        let d = pack::descend(found.entry, args);
+        let place = Place { name, found, d: &d };
+        let mut leaf = Leaf::default();
+        for l in &d.levels {
+            self.add_flow(&mut leaf, &l.entry.flow, stdin);
+        }
+        if d.computed {
+            let why = format!(
+                "the {name} subcommand is computed at run time: oath cannot tell what runs"
+            );
+            self.push(
+                &s.text,
+                own(&Effect::NotUnderstood, "unknown-command", &why, ""),
+            );
+            return leaf;
+        }
+        let lang = d
+            .levels
+            .iter()
+            .rev()
+            .find_map(|l| l.entry.lang.as_deref())
+            .unwrap_or("other")
+            .to_owned();
+        if let Some((i, h)) = d
+            .levels
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(i, l)| l.entry.handler.map(|h| (i, h)))
+        {
+            let level = &d.levels[i];
+            let ctx = Handled {
+                s,
+                name,
+                level,
+                place: &place,
+                depth,
+                stdin,
+                mods,
+                lang: &lang,
+            };
+            self.handle(h, &ctx, &mut leaf);
+            return leaf;
+        }
+        let input = self.input_of(s, stdin);
+        let credential = |w: &Word| w.literal && self.target(w).credential;
+        let facts = Facts {
+            elevated: mods.elevated,
+            input: &input,
+            credential: &credential,
+        };
+        let main = d.levels.iter().rev().find_map(|l| {
+            l.entry
+                .rules
+                .iter()
+                .find(|r| pack::holds(r, &l.own, facts))
+                .map(|r| (r, &l.own))
+        });
+        let also: Vec<(&Rule, &View<'_>)> = d
+            .levels
+            .iter()
+            .flat_map(|l| {
+                l.entry
+                    .also
+                    .iter()
+                    .filter(|r| pack::holds(r, &l.tail, facts))
+                    .map(move |r| (r, &l.tail))
+            })
+            .collect();
+        match main {
+            Some((r, l)) => self.effects(s, &place, r, l, depth, stdin, mods, &lang, &mut leaf),
+            None if also.is_empty() => {
+                let why = format!(
+                    "`{name} {}`: the {} pack has no rule for this",
+                    d.sub, found.pack
+                );
+                self.push(
+                    &s.text,
+                    Finding::new(
+                        super::Domain::ShellExec,
+                        super::Risk::Medium,
+                        "unknown-program",
+                        why.replace("  ", " "),
+                    ),
+                );
+            }
+            None => {}
+        }
+        for (r, l) in also {
+            self.effects(s, &place, r, l, depth, stdin, mods, &lang, &mut leaf);
+        }
+        leaf
+    }
+
+    /// Returns what the command's input carries: the pipeline's flow, and credentials read
+    /// through a redirection.
+    fn input_of(&self, s: &Simple, stdin: Option<&Flow>) -> Vec<Carried> {
+        let mut v = stdin.map(Flow::carried).unwrap_or_default();
+        if !v.contains(&Carried::Secret)
+            && s.redirects.iter().any(|r| {
+                r.kind == crate::shell::RedirectKind::Read && self.target(&r.target).credential
+            })
+        {
+            v.push(Carried::Secret);
+        }
+        v
+    }
+
+    fn add_flow(
+        &self,
+        leaf: &mut Leaf,
+        flow: &super::super::pack::schema::Flow,
+        stdin: Option<&Flow>,
+    ) {
+        for c in flow.produces.iter() {
+            leaf.produces.add(*c);
+        }
+        if flow.net_tool {
+            leaf.net_tool = true;
+        }
+        if flow.passes
+            && let Some(f) = stdin
+        {
+            leaf.produces.merge(f);
+            if f.text.is_some() {
+                leaf.produces.text.clone_from(&f.text);
+            }
+        }
+    }
+
+    /// Applies the effects of one rule.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn effects(
+        &mut self,
+        s: &Simple,
+        place: &Place<'_, '_>,
+        rule: &Rule,
+        level: &View<'_>,
+        depth: usize,
+        stdin: Option<&Flow>,
+        mods: Mods,
+        lang: &str,
+        leaf: &mut Leaf,
+    ) {
+        let t = s.text.as_str();
+        let explain = place.render(&rule.explain, level);
+        let source = place.source(rule);
+        let verb_of = |default: &'static str| -> Cow<'_, str> {
+            match &rule.verb {
+                Some(v) => Cow::Borrowed(v.as_ref()),
+                None => Cow::Borrowed(default),
+            }
+        };
+        let push = |w: &mut Self, effect: Effect, verb: &str| {
+            let said = Said {
+                id: &rule.id,
+                explain: &explain,
+                verb,
+                safer: rule.safer.as_deref(),
+            };
+            let mut f = policy::finding(&effect, said);
+            f.effect = Some(effect.to_string());
+            f.source = Some(source.clone());
+            w.push(t, f);
+        };
+        if let Some(run) = &rule.run {
+            self.run(
+                s, place, run, level, depth, stdin, mods, lang, leaf, &source,
+            );
+        }
+        if let Some(sel) = &rule.read {
+            let targets = self.targets(sel, level);
+            let verb = verb_of("reads");
+            let before = self.out.items.len();
+            self.read_paths(t, &targets, &verb, leaf);
+            if let Some((_, f)) = self.out.items.get_mut(before) {
+                f.source = Some(source.clone());
+            }
+        }
+        if let Some(sel) = &rule.write {
+            let verb = verb_of("writes");
+            let targets = self.targets(sel, level);
+            if targets.is_empty() {
+                let mut f = Finding::new(
+                    super::Domain::FileWrite,
+                    super::Risk::Medium,
+                    "write-unknown-path",
+                    format!("{explain}: no path given"),
+                );
+                f.effect = Some("write()".into());
+                f.source = Some(source.clone());
+                self.push(t, f);
+            }
+            for tg in targets {
+                if rule.note == Some(PathNote::Download)
+                    && let Some(p) = &tg.path
+                {
+                    self.downloaded.push(p.clone());
+                }
+                if rule.note == Some(PathNote::CredentialsOnly) && !tg.credential {
+                    continue;
+                }
+                push(self, Effect::Write(tg, rule.note), &verb);
+            }
+        }
+        if let Some(sel) = &rule.delete {
+            let recursive = mods.under_find
+                || match &rule.recursive {
+                    None => false,
+                    Some(Recursive::Fixed(b)) => *b,
+                    Some(Recursive::When(opts)) => {
+                        let names: Vec<&str> = opts.iter().map(|o| o.as_ref()).collect();
+                        level.scan.has(&names)
+                    }
+                };
+            let verb = verb_of("deletes");
+            let mut targets = self.targets(sel, level);
+            if targets.is_empty() && mods.dynamic_args {
+                targets.push(super::super::paths::target(None, self.ctx));
+            }
+            if targets.is_empty() {
+                let mut f = Finding::new(
+                    super::Domain::FileWrite,
+                    super::Risk::Low,
+                    "delete-nothing",
+                    format!("{explain}: no path given"),
+                );
+                f.effect = Some("delete()".into());
+                f.source = Some(source.clone());
+                self.push(t, f);
+            }
+            for tg in targets {
+                push(
+                    self,
+                    Effect::Delete {
+                        target: tg,
+                        recursive,
+                        note: rule.note,
+                    },
+                    &verb,
+                );
+            }
+        }
+        if let Some(sel) = &rule.chmod {
+            let recursive = match &rule.recursive {
+                None => false,
+                Some(Recursive::Fixed(b)) => *b,
+                Some(Recursive::When(opts)) => {
+                    let names: Vec<&str> = opts.iter().map(|o| o.as_ref()).collect();
+                    level.scan.has(&names)
+                }
+            } || mods.under_find;
+            for tg in self.targets(sel, level) {
+                push(
+                    self,
+                    Effect::Chmod {
+                        target: tg,
+                        program: place.name.to_owned(),
+                        mode: String::new(),
+                        recursive,
+                    },
+                    "changes",
+                );
+            }
+        }
+        if let Some(sel) = &rule.wipe {
+            let targets = self.targets(sel, level);
+            let devices: Vec<Target> = targets
+                .iter()
+                .filter(|tg| tg.zone == Zone::Device)
+                .cloned()
+                .collect();
+            if devices.is_empty() {
+                let any = targets
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| super::super::paths::target(None, self.ctx));
+                push(self, Effect::Wipe(any), "wipes");
+            }
+            for tg in devices {
+                push(self, Effect::Wipe(tg), "wipes");
+            }
+        }
+        if let Some(a) = rule.act {
+            if a == Act::SecretsRead {
+                leaf.produces.secret = true;
+            }
+            push(self, Effect::Act(a), "");
+        }
+        if let Some(sel) = &rule.cd {
+            self.cwd = self
+                .targets(sel, level)
+                .into_iter()
+                .next()
+                .and_then(|t| t.path);
+        }
+        if let Some(f) = &rule.flow {
+            self.add_flow(leaf, f, stdin);
+        }
+    }
+
+    /// Returns the targets a selection names.
+    fn targets(&self, sel: &super::super::pack::schema::Sel, level: &View<'_>) -> Vec<Target> {
+        pack::select(sel, level)
+            .iter()
+            .map(|w| match w {
+                Some(w) => self.target(w),
+                None => self.cwd_target(),
+            })
+            .collect()
+    }
+
+    /// Follows what a rule runs.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        s: &Simple,
+        place: &Place<'_, '_>,
+        run: &super::super::pack::schema::Run,
+        level: &View<'_>,
+        depth: usize,
+        stdin: Option<&Flow>,
+        mods: Mods,
+        lang: &str,
+        leaf: &mut Leaf,
+        source: &str,
+    ) {
+        let what = format!("{} runs", place.name);
+        if let Some(sel) = &run.command {
+            // The command starts at the first selected positional word and runs to the end
+            // of the level's words (or to one of `until`).
+            let start = first_index(sel, level).map(|i| i + usize::from(run.skip));
+            let Some(start) = start.filter(|&i| i < level.words.len()) else {
+                return;
+            };
+            let end = level.words[start..]
+                .iter()
+                .position(|w| run.until.iter().any(|u| *u == w.text))
+                .map_or(level.words.len(), |p| start + p);
+            let mut argv: Vec<Word> = level.words[start..end].to_vec();
+            let mut inner = Mods {
+                elevated: mods.elevated || run.elevated,
+                ..mods
+            };
+            if run.input_args {
+                argv.push(Word {
+                    text: "{input}".into(),
+                    literal: false,
+                    ..Word::default()
+                });
+                inner.dynamic_args = true;
+            }
+            let got = self.command(s, &argv, depth, stdin, inner);
+            leaf.produces.merge(&got.produces);
+            if got.produces.text.is_some() {
+                leaf.produces.text = got.produces.text;
+            }
+            leaf.shell_stdin |= got.shell_stdin;
+            leaf.net_tool |= got.net_tool;
+        }
+        if let Some(sel) = &run.shell {
+            let words: Vec<Word> = pack::select(sel, level).into_iter().flatten().collect();
+            if !words.is_empty() {
+                self.shell_text(s, &words, depth, &what);
+            }
+        }
+        if let Some(sel) = &run.file {
+            for w in pack::select(sel, level).into_iter().flatten() {
+                let mut f = self.run_file(&w, &what);
+                f.source = Some(source.to_owned());
+                self.push(&s.text, f);
+            }
+        }
+        if let Some(sel) = &run.code {
+            for w in pack::select(sel, level).into_iter().flatten() {
+                self.code(s, &w, lang, depth);
+            }
+        }
+    }
+
+    /// Runs a handler.
+    fn handle(&mut self, h: Handler, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        match h {
+            Handler::Env => self.h_env(c, leaf),
+            Handler::Shell => self.h_shell(c, leaf),
+            Handler::Interpreter => self.h_interpreter(c, leaf),
+            Handler::Awk => self.h_awk(c, leaf),
+            Handler::Sed => self.h_sed(c, leaf),
+            Handler::Find => self.h_find(c),
+            Handler::Fd => self.h_fd(c),
+            Handler::Http => self.h_http(c, leaf),
+            Handler::Tar => self.h_tar(c, leaf),
+            Handler::Unzip => self.h_unzip(c),
+            Handler::Compress => self.h_compress(c, leaf),
+            Handler::Copy => self.h_copy(c),
+            Handler::Dd => self.h_dd(c, leaf),
+            Handler::Perm => self.h_perm(c),
+            Handler::Sql => self.h_sql(c),
+            Handler::Print => self.h_print(c, leaf),
+            Handler::Alias => self.h_alias(c),
+            Handler::Arith => self.h_arith(c),
+            Handler::Cd => self.h_cd(c),
+            Handler::Powershell => self.h_powershell(c),
+        }
+    }
+
+    /// Applies the pack's own rules of a handler's entry (the first that holds, then every
+    /// `also` that holds); returns whether a main rule held.
+    pub(super) fn entry_rules(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) -> bool {
+        let input = self.input_of(c.s, c.stdin);
+        let credential = |w: &Word| w.literal && self.target(w).credential;
+        let facts = Facts {
+            elevated: c.mods.elevated,
+            input: &input,
+            credential: &credential,
+        };
+        let main = c
+            .level
+            .entry
+            .rules
+            .iter()
+            .find(|r| pack::holds(r, &c.level.own, facts));
+        let also: Vec<&Rule> = c
+            .level
+            .entry
+            .also
+            .iter()
+            .filter(|r| pack::holds(r, &c.level.tail, facts))
+            .collect();
+        if let Some(r) = main {
+            self.effects(
+                c.s,
+                c.place,
+                r,
+                &c.level.own,
+                c.depth,
+                c.stdin,
+                c.mods,
+                c.lang,
+                leaf,
+            );
+        }
+        for r in also {
+            self.effects(
+                c.s,
+                c.place,
+                r,
+                &c.level.tail,
+                c.depth,
+                c.stdin,
+                c.mods,
+                c.lang,
+                leaf,
+            );
+        }
+        main.is_some()
+    }
+
+    /// Pushes a finding of a handler, for the effect it judged.
+    pub(super) fn found(
+        &mut self,
+        c: &Handled<'_, '_, '_>,
+        effect: Effect,
+        id: &str,
+        explain: &str,
+        verb: &str,
+    ) {
+        let mut f = own(&effect, id, explain, verb);
+        f.source = Some(format!("{}: {} (handler)", c.place.found.pack, c.name));
+        self.push(&c.s.text, f);
+    }
+
+    /// Pushes the finding of an act found by a handler.
+    pub(super) fn act(&mut self, c: &Handled<'_, '_, '_>, a: Act, id: &str, explain: &str) {
+        self.found(c, Effect::Act(a), id, explain, "");
+    }
+
+    /// Pushes running code from a source a handler found.
+    pub(super) fn ran(&mut self, c: &Handled<'_, '_, '_>, code: Code, verb: &str) {
+        self.found(c, Effect::Run(code), "run", "", verb);
+    }
+}
+
+/// Returns the index in the level's words of the first positional a selection names.
+fn first_index(sel: &super::super::pack::schema::Sel, level: &View<'_>) -> Option<usize> {
+    use super::super::pack::schema::Pick;
+    let n = level.scan.pos.len();
+    sel.0.iter().find_map(|p| match p {
+        Pick::Arg(i) | Pick::Args { from: i, .. } => {
+            let i = if *i < 0 {
+                n.checked_sub(usize::from(i.unsigned_abs()))?
+            } else {
+                usize::from(i.unsigned_abs())
+            };
+            level.scan.pos_index.get(i).copied()
+        }
+        _ => None,
+    })
+}
+
+/// What a handler is given.
+pub(super) struct Handled<'a, 'd, 'w> {
+    /// The simple command.
+    pub s: &'a Simple,
+    /// The program's name as run.
+    pub name: &'a str,
+    /// The level whose entry names the handler.
+    pub level: &'a Level<'w>,
+    /// Where the entry was found.
+    pub place: &'a Place<'d, 'w>,
+    /// Re-parse depth.
+    pub depth: usize,
+    /// The pipeline's input.
+    pub stdin: Option<&'a Flow>,
+    /// Modifiers from wrappers.
+    pub mods: Mods,
+    /// The language of inline code.
+    pub lang: &'a str,
+}
+
+impl Handled<'_, '_, '_> {
+    /// Returns the level's words (after the subcommand words).
+    pub fn args(&self) -> &[Word] {
+        self.level.own.words
+    }
+
+    /// Returns the simple command's text.
+    pub fn t(&self) -> &str {
+        &self.s.text
+    }
+}

@@ -1,0 +1,725 @@
+//! Handlers for file tools whose arguments are a language of their own: sed scripts, find
+//! expressions, copies with sources, destination and remote hosts, dd operands, permission
+//! modes, and archive letter clusters.
+
+use crate::shell::Word;
+
+use super::super::args::scan;
+use super::super::effect::Effect;
+use super::super::pack::schema::{Act, PathNote};
+use super::super::paths::{self, Target, Zone};
+use super::super::rule::Finding;
+use super::super::{Domain, Risk};
+use super::apply::Handled;
+use super::{Leaf, Mods, Walker};
+
+impl Walker<'_> {
+    /// sed: files edited in place or read; files the script writes (`w`); commands it runs
+    /// (`e`).
+    pub(super) fn h_sed(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let args = c.args();
+        let sc = scan(
+            args,
+            &["-e", "--expression", "-f", "--file", "-l", "--line-length"],
+            false,
+        );
+        let in_place = sc.has(&["-i", "--in-place"])
+            || args
+                .iter()
+                .any(|a| a.text.starts_with("-i") || a.text.starts_with("--in-place"));
+        let has_script_opt = sc.has(&["-e", "--expression", "-f", "--file"]);
+        let scripts: Vec<String> = if has_script_opt {
+            sc.values(&["-e", "--expression"])
+                .map(|w| w.text.clone())
+                .collect()
+        } else {
+            sc.pos.first().map(|w| w.text.clone()).into_iter().collect()
+        };
+        let files: Vec<&Word> = sc
+            .pos
+            .iter()
+            .skip(if has_script_opt { 0 } else { 1 })
+            .copied()
+            .collect();
+        for script in &scripts {
+            if sed_executes(script) {
+                self.act(
+                    c,
+                    Act::ShellUnknownCode,
+                    "sed-exec",
+                    "the sed script runs shell commands (e flag or command)",
+                );
+            }
+            for out in sed_writes(script) {
+                let tg = self.target(&Word::lit(out));
+                self.found(
+                    c,
+                    Effect::Write(tg, None),
+                    "sed-script-writes",
+                    "",
+                    "the sed script writes",
+                );
+            }
+        }
+        if in_place {
+            for w in &files {
+                let tg = self.target(w);
+                self.found(c, Effect::Write(tg, None), "write", "", "edits in place");
+            }
+            if files.is_empty() {
+                let tg = paths::target(None, self.ctx);
+                self.found(c, Effect::Write(tg, None), "write", "", "edits in place");
+            }
+        } else {
+            let targets: Vec<Target> = files.iter().map(|w| self.target(w)).collect();
+            self.read_paths(c.t(), &targets, "reads", leaf);
+        }
+    }
+
+    /// find: what `-delete`, `-exec` and `-fprint` do to the starting points; a listing
+    /// otherwise.
+    pub(super) fn h_find(&mut self, c: &Handled<'_, '_, '_>) {
+        let args = c.args();
+        let mut starts: Vec<&Word> = Vec::new();
+        let mut i = 0;
+        while i < args.len() {
+            let a = args[i].text.as_str();
+            if matches!(a, "-H" | "-L" | "-P") || a.starts_with("-O") || a == "-D" {
+                i += if a == "-D" { 2 } else { 1 };
+                continue;
+            }
+            if a.starts_with('-') || a == "(" || a == "!" || a == "\\(" {
+                break;
+            }
+            starts.push(&args[i]);
+            i += 1;
+        }
+        let dot = Word::lit(".");
+        if starts.is_empty() {
+            starts.push(&dot);
+        }
+        let mut acted = false;
+        while i < args.len() {
+            let a = args[i].text.as_str();
+            match a {
+                "-delete" => {
+                    acted = true;
+                    for w in &starts {
+                        let tg = self.target(w);
+                        self.found(
+                            c,
+                            Effect::Delete {
+                                target: tg,
+                                recursive: true,
+                                note: None,
+                            },
+                            "find-delete",
+                            "",
+                            "find -delete deletes everything matched under",
+                        );
+                    }
+                }
+                "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                    acted = true;
+                    let end = args[i + 1..]
+                        .iter()
+                        .position(|w| w.text == ";" || w.text == "+")
+                        .map_or(args.len(), |p| i + 1 + p);
+                    let mut cmd: Vec<Word> = Vec::new();
+                    for w in &args[i + 1..end] {
+                        if w.text.contains("{}") {
+                            for st in &starts {
+                                let mut nw = (*st).clone();
+                                nw.text = w.text.replace("{}", &st.text);
+                                cmd.push(nw);
+                            }
+                        } else {
+                            cmd.push(w.clone());
+                        }
+                    }
+                    let mods = Mods {
+                        under_find: true,
+                        ..Mods::default()
+                    };
+                    let _ = self.command(c.s, &cmd, c.depth, None, mods);
+                    i = end;
+                }
+                "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
+                    acted = true;
+                    if let Some(w) = args.get(i + 1) {
+                        let tg = self.target(w);
+                        self.found(c, Effect::Write(tg, None), "write", "", "find writes");
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        if !acted {
+            let device = starts
+                .iter()
+                .rev()
+                .map(|w| self.target(w))
+                .find(|tg| tg.zone == Zone::Device);
+            match device {
+                Some(tg) => self.found(c, Effect::Read(tg), "read", "", "find lists"),
+                None => {
+                    let mut f = Finding::new(Domain::FileRead, Risk::Low, "read", "lists files");
+                    f.effect = Some("read()".into());
+                    self.push(c.t(), f);
+                }
+            }
+        }
+    }
+
+    /// fd: `-x/--exec CMD` and `-X/--exec-batch CMD` run a command on what it finds.
+    pub(super) fn h_fd(&mut self, c: &Handled<'_, '_, '_>) {
+        let args = c.args();
+        if let Some(i) = args
+            .iter()
+            .position(|a| matches!(a.text.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"))
+        {
+            let cmd: Vec<Word> = args[i + 1..].to_vec();
+            let mods = Mods {
+                under_find: true,
+                dynamic_args: true,
+                ..Mods::default()
+            };
+            let _ = self.command(c.s, &cmd, c.depth, None, mods);
+            return;
+        }
+        let mut f = Finding::new(Domain::FileRead, Risk::Low, "read", "lists files");
+        f.effect = Some("read()".into());
+        self.push(c.t(), f);
+    }
+
+    /// cp, mv, ln, install, rsync, scp: sources, destination, remote hosts, deletions.
+    pub(super) fn h_copy(&mut self, c: &Handled<'_, '_, '_>) {
+        let (name, mods) = (c.name, c.mods);
+        let sc = &c.level.own.scan;
+        let is_remote = |w: &Word| {
+            let x = w.text.as_str();
+            let host_colon = match x.find(':') {
+                Some(i) => {
+                    let host = &x[..i];
+                    !host.is_empty() && !host.contains('/') && !x.starts_with('/')
+                }
+                None => false,
+            };
+            host_colon
+                || x.starts_with("rsync://")
+                || x.starts_with("s3://")
+                || x.starts_with("gs://")
+        };
+        let mut pos: Vec<&Word> = sc.pos.clone();
+        let dest = match sc.value(&["-t", "--target-directory"]) {
+            Some(d) => Some(d.clone()),
+            None if pos.len() >= 2 => pos.pop().cloned(),
+            None if mods.dynamic_args => Some(Word {
+                text: "{input}".into(),
+                literal: false,
+                ..Word::default()
+            }),
+            None => None,
+        };
+        let sources = pos;
+        let remote_any = sources.iter().any(|w| is_remote(w))
+            || dest.as_ref().is_some_and(is_remote)
+            || name == "sftp"
+            || name == "rclone";
+        if remote_any {
+            let secret = sources
+                .iter()
+                .any(|w| !is_remote(w) && self.target(w).credential);
+            let upload = dest.as_ref().is_some_and(is_remote);
+            if secret && upload {
+                self.found(
+                    c,
+                    Effect::Exfiltrate,
+                    "exfiltration",
+                    &format!("{name} copies credentials to a remote host"),
+                    "",
+                );
+            } else if upload {
+                self.act(
+                    c,
+                    Act::NetCopy,
+                    "remote-copy",
+                    &format!("{name} copies files to a remote host"),
+                );
+            } else {
+                self.act(
+                    c,
+                    Act::NetCopy,
+                    "remote-copy",
+                    &format!("{name} copies files from a remote host"),
+                );
+            }
+            if !upload && let Some(d) = &dest {
+                let tg = self.target(d);
+                self.found(c, Effect::Write(tg, None), "write", "", "copies into");
+            }
+            return;
+        }
+        if name == "mv" || name == "rsync" && sc.has(&["--remove-source-files"]) {
+            for w in &sources {
+                let tg = self.target(w);
+                let judged =
+                    tg.protected || tg.holds_protected || !tg.in_project() && tg.path.is_some();
+                if judged {
+                    let effect = Effect::Delete {
+                        target: tg,
+                        recursive: true,
+                        note: Some(PathNote::MovesAway),
+                    };
+                    let f = super::own(&effect, "move", "", "moves away");
+                    if f.risk >= Risk::High {
+                        self.found(c, effect, "move", "", "moves away");
+                    }
+                }
+            }
+        }
+        if name == "rsync"
+            && sc.has(&[
+                "--delete",
+                "--delete-before",
+                "--delete-after",
+                "--delete-during",
+                "--delete-excluded",
+                "--del",
+            ])
+            && let Some(d) = &dest
+        {
+            let tg = self.target(d);
+            self.found(
+                c,
+                Effect::Delete {
+                    target: tg,
+                    recursive: true,
+                    note: None,
+                },
+                "rsync-delete",
+                "",
+                "rsync --delete removes extra files in",
+            );
+        }
+        for w in &sources {
+            let tg = self.target(w);
+            if tg.credential && dest.as_ref().is_some_and(|d| !self.target(d).in_project()) {
+                self.found(c, Effect::Read(tg), "read", "", "copies");
+            }
+        }
+        match &dest {
+            Some(d) => {
+                let tg = self.target(d);
+                let verb = match name {
+                    "mv" => "moves files into",
+                    "ln" => "links into",
+                    _ => "copies into",
+                };
+                self.found(c, Effect::Write(tg, None), "write", "", verb);
+            }
+            None => {
+                let mut f = Finding::new(
+                    Domain::FileWrite,
+                    Risk::Medium,
+                    "write-unknown-path",
+                    format!("{name} without a destination"),
+                );
+                f.effect = Some("write(?)".into());
+                self.push(c.t(), f);
+            }
+        }
+    }
+
+    /// dd: `of=` is written (a device is destroyed), `if=` read when it is a device or a
+    /// credential.
+    pub(super) fn h_dd(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let mut any = false;
+        for a in c.args() {
+            if let Some(v) = a.text.strip_prefix("of=") {
+                any = true;
+                let tg = self.target(&Word {
+                    text: v.to_owned(),
+                    ..a.clone()
+                });
+                if tg.zone == Zone::Device {
+                    self.found(c, Effect::Wipe(tg), "disk-tool", "dd writes the device", "");
+                } else {
+                    self.found(c, Effect::Write(tg, None), "write", "", "dd writes");
+                }
+            } else if let Some(v) = a.text.strip_prefix("if=") {
+                let tg = self.target(&Word {
+                    text: v.to_owned(),
+                    ..a.clone()
+                });
+                if tg.zone == Zone::Device || tg.credential {
+                    leaf.produces.secret |= tg.credential;
+                    self.found(c, Effect::Read(tg), "read", "", "dd reads");
+                }
+            }
+        }
+        if !any {
+            self.act(c, Act::ToolRun, "dd", "dd copies data to stdout");
+        }
+    }
+
+    /// chmod, chown, chgrp, chattr, setfacl, chcon: the mode and the targets.
+    pub(super) fn h_perm(&mut self, c: &Handled<'_, '_, '_>) {
+        let name = c.name;
+        let sc = scan(
+            c.args(),
+            &["--reference", "-m", "-x", "-M", "-X", "--from"],
+            false,
+        );
+        let recursive = sc.has(&["-R", "--recursive"]) || c.mods.under_find;
+        let skip = usize::from(name != "setfacl");
+        let mode = sc.pos.first().map(|w| w.text.clone()).unwrap_or_default();
+        for w in sc.pos.iter().skip(skip) {
+            let tg = self.target(w);
+            self.found(
+                c,
+                Effect::Chmod {
+                    target: tg,
+                    program: name.to_owned(),
+                    mode: mode.clone(),
+                    recursive,
+                },
+                "change-permissions",
+                "",
+                "changes",
+            );
+        }
+        if sc.pos.len() < 2 && name != "setfacl" {
+            let risk = if c.args().iter().all(|a| a.literal) {
+                Risk::Medium
+            } else {
+                Risk::High
+            };
+            let mut f = Finding::new(
+                Domain::FileWrite,
+                risk,
+                "change-permissions",
+                format!("{name} with targets computed at run time"),
+            );
+            f.effect = Some("chmod(?)".into());
+            self.push(c.t(), f);
+        }
+    }
+
+    /// tar: extraction writes the directory, creation the archive; listings read.
+    pub(super) fn h_tar(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let args = c.args();
+        let first = args.first().map(|w| w.text.as_str()).unwrap_or("");
+        let cluster = |ch: char| {
+            args.iter().any(|a| {
+                a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains(ch)
+            }) || !first.starts_with('-') && first.contains(ch)
+        };
+        let extract = cluster('x')
+            || args
+                .iter()
+                .any(|a| a.text == "--extract" || a.text == "--get");
+        let list = cluster('t') || args.iter().any(|a| a.text == "--list");
+        let create = cluster('c') || args.iter().any(|a| a.text == "--create");
+        let dir = args
+            .iter()
+            .position(|a| a.text == "-C" || a.text == "--directory")
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+            .or_else(|| {
+                args.iter().find_map(|a| {
+                    a.text.strip_prefix("--directory=").map(|v| Word {
+                        text: v.into(),
+                        ..a.clone()
+                    })
+                })
+            });
+        let files: Vec<&Word> = args
+            .iter()
+            .skip(1)
+            .filter(|a| !a.text.starts_with('-'))
+            .collect();
+        if files.iter().any(|w| self.target(w).credential) {
+            leaf.produces.secret = true;
+        }
+        if extract {
+            let tg = match &dir {
+                Some(d) => self.target(d),
+                None => self.cwd_target(),
+            };
+            self.found(
+                c,
+                Effect::Write(tg, None),
+                "write",
+                "",
+                "extracts an archive into",
+            );
+        } else if list {
+            self.read_paths(c.t(), &[], "lists an archive:", leaf);
+        } else if create {
+            let out = args
+                .iter()
+                .position(|a| a.text == "-f" || a.text == "--file")
+                .and_then(|i| args.get(i + 1))
+                .or_else(|| {
+                    if !first.starts_with('-') && first.contains('f') {
+                        args.get(1)
+                    } else {
+                        None
+                    }
+                })
+                .or_else(|| {
+                    args.iter()
+                        .position(|a| {
+                            a.text.starts_with('-')
+                                && !a.text.starts_with("--")
+                                && a.text.ends_with('f')
+                        })
+                        .and_then(|i| args.get(i + 1))
+                });
+            match out {
+                Some(o) if o.text != "-" => {
+                    let tg = self.target(o);
+                    self.found(
+                        c,
+                        Effect::Write(tg, None),
+                        "write",
+                        "",
+                        "writes the archive",
+                    );
+                }
+                _ => self.read_paths(c.t(), &[], "archives files to stdout:", leaf),
+            }
+            let secrets: Vec<Target> = files
+                .iter()
+                .map(|w| self.target(w))
+                .filter(|t| t.credential)
+                .collect();
+            if !secrets.is_empty() {
+                self.read_paths(c.t(), &secrets, "archives", leaf);
+            }
+        } else {
+            let mut f = Finding::new(Domain::FileWrite, Risk::Medium, "archive", "tar");
+            f.effect = Some("write(?)".into());
+            self.push(c.t(), f);
+        }
+    }
+
+    /// unzip, 7z, unrar: listings read; extraction writes its directory.
+    pub(super) fn h_unzip(&mut self, c: &Handled<'_, '_, '_>) {
+        let args = c.args();
+        if args
+            .iter()
+            .any(|a| a.text == "-l" || a.text == "l" || a.text == "-t")
+        {
+            let mut f = Finding::new(Domain::FileRead, Risk::Low, "read", "lists an archive");
+            f.effect = Some("read()".into());
+            self.push(c.t(), f);
+            return;
+        }
+        let dir = args
+            .iter()
+            .position(|a| a.text == "-d")
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+            .or_else(|| {
+                args.iter().find_map(|a| {
+                    a.text
+                        .strip_prefix("-o")
+                        .filter(|v| !v.is_empty())
+                        .map(|v| Word {
+                            text: v.into(),
+                            ..a.clone()
+                        })
+                })
+            });
+        let tg = match &dir {
+            Some(d) => self.target(d),
+            None => self.cwd_target(),
+        };
+        self.found(
+            c,
+            Effect::Write(tg, None),
+            "write",
+            "",
+            "extracts an archive into",
+        );
+    }
+
+    /// gzip, xz, zstd …: to stdout they filter; on files they replace them.
+    pub(super) fn h_compress(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let (name, args) = (c.name, c.args());
+        let to_stdout = args
+            .iter()
+            .any(|a| matches!(a.text.as_str(), "-c" | "--stdout" | "-l" | "--list" | "-t"));
+        if matches!(name, "gunzip" | "bunzip2" | "unxz" | "unzstd")
+            || args
+                .iter()
+                .any(|a| a.text == "-d" || a.text == "--decompress")
+        {
+            leaf.produces.decode = true;
+        }
+        if to_stdout {
+            let mut f = Finding::new(
+                Domain::FileRead,
+                Risk::Low,
+                "read",
+                format!("{name} to stdout"),
+            );
+            f.effect = Some("read()".into());
+            self.push(c.t(), f);
+            return;
+        }
+        let files: Vec<&Word> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
+        if files.is_empty() {
+            self.act(
+                c,
+                Act::ShellHarmless,
+                "filter",
+                &format!("{name} filters stdin"),
+            );
+        }
+        for w in files {
+            let tg = self.target(w);
+            self.found(
+                c,
+                Effect::Write(tg, None),
+                "write",
+                "",
+                "compresses or replaces",
+            );
+        }
+    }
+}
+
+/// Returns whether a sed script runs shell commands: GNU sed's `e` command and the `e` flag
+/// of `s///`.
+fn sed_executes(script: &str) -> bool {
+    let trimmed = script.trim();
+    trimmed.starts_with('e') || trimmed.contains(";e ") || trimmed.contains("\ne ") || {
+        // s/x/y/e or s|x|y|ge
+        let b = trimmed.as_bytes();
+        if b.len() > 3 && b[0] == b's' {
+            let d = b[1];
+            let parts: Vec<&[u8]> = b[2..].split(|ch| *ch == d).collect();
+            parts.len() >= 3 && parts[2].contains(&b'e')
+        } else {
+            false
+        }
+    }
+}
+
+/// Returns the files a sed script writes: the `w`/`W` commands and the `w` flag of `s///`,
+/// whose file name runs to the end of the line.
+fn sed_writes(script: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in script.lines() {
+        let mut rest = line;
+        loop {
+            rest = skip_address(rest.trim_start_matches([' ', '\t', ';', '{', '}', '!']));
+            let mut chars = rest.chars();
+            let Some(cmd) = chars.next() else { break };
+            match cmd {
+                'w' | 'W' => {
+                    let file = chars.as_str().trim();
+                    if !file.is_empty() {
+                        out.push(file.to_owned());
+                    }
+                    break;
+                }
+                's' | 'y' => {
+                    let Some(d) = chars.next() else { break };
+                    let body = chars.as_str();
+                    // Two delimited parts, escapes skipped.
+                    let mut seen = 0;
+                    let mut escaped = false;
+                    let mut end = body.len();
+                    for (i, ch) in body.char_indices() {
+                        if escaped {
+                            escaped = false;
+                        } else if ch == '\\' {
+                            escaped = true;
+                        } else if ch == d {
+                            seen += 1;
+                            if seen == 2 {
+                                end = i + ch.len_utf8();
+                                break;
+                            }
+                        }
+                    }
+                    let flags = &body[end..];
+                    let stop = flags.find([';', '}']).unwrap_or(flags.len());
+                    if cmd == 's'
+                        && let Some(w) = flags[..stop].find('w')
+                    {
+                        let file = flags[w + 1..].trim();
+                        if !file.is_empty() {
+                            out.push(file.to_owned());
+                        }
+                        break;
+                    }
+                    rest = &flags[stop..];
+                }
+                _ => match rest.find(';') {
+                    Some(i) => rest = &rest[i + 1..],
+                    None => break,
+                },
+            }
+            if rest.is_empty() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Skips a sed address (`12`, `$`, `/re/`, `\%re%`, ranges, steps) before a command.
+fn skip_address(s: &str) -> &str {
+    let mut rest = s;
+    loop {
+        let t = rest.trim_start();
+        if let Some(r) = t.strip_prefix('/') {
+            rest = match r.find('/') {
+                Some(i) => &r[i + 1..],
+                None => "",
+            };
+        } else if t.starts_with(|ch: char| ch.is_ascii_digit() || ch == '$' || ch == '~') {
+            rest = t.trim_start_matches(|ch: char| ch.is_ascii_digit() || ch == '$' || ch == '~');
+        } else if let Some(r) = t.strip_prefix(',') {
+            rest = r;
+        } else {
+            return t;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sed_scripts_that_write_files() {
+        for (script, files) in [
+            ("w .claude/settings.json", vec![".claude/settings.json"]),
+            ("1,3w out.txt", vec!["out.txt"]),
+            ("/x/w a b", vec!["a b"]),
+            ("s/a/b/w out", vec!["out"]),
+            ("s/a\\/w/b/gw o2", vec!["o2"]),
+            ("p;w f1\ns/x/y/", vec!["f1"]),
+            ("s/a/b/g", vec![]),
+            ("s/w/W/", vec![]),
+            ("y/abc/xyz/", vec![]),
+            ("$!N;P;D", vec![]),
+        ] {
+            assert_eq!(sed_writes(script), files, "{script}");
+        }
+    }
+
+    #[test]
+    fn sed_scripts_that_run_commands() {
+        assert!(sed_executes("e ls"));
+        assert!(sed_executes("s/x/y/e"));
+        assert!(!sed_executes("s/e/x/"));
+    }
+}

@@ -1,0 +1,535 @@
+//! The walker: every simple command a shell line would run is found (wrappers unwrapped,
+//! `bash -c` and `eval` re-parsed, substitutions and here-documents followed), data flowing
+//! through pipelines is tracked (a download piped into a shell, credentials piped into the
+//! network), and each command is read against its rule pack ([`apply`]) or, for argument
+//! languages packs cannot describe, by a handler ([`shells`], [`files`], [`net`]). The
+//! worst finding decides.
+
+mod apply;
+mod files;
+mod net;
+mod shells;
+
+use std::path::PathBuf;
+
+use crate::shell::{self, RedirectKind, Script, Simple, Word};
+
+use super::effect::{Code, Effect};
+use super::pack::schema::Carried;
+use super::paths::{self, Target, Zone};
+use super::policy::{self, Said};
+use super::rule::{Finding, Findings};
+use super::{Classification, Context, Domain, Risk};
+
+/// Classifies a Bash command line.
+pub(crate) fn classify_command(cmd: &str, ctx: &Context) -> Classification {
+    let mut w = Walker::new(ctx);
+    w.line(cmd, 0);
+    if w.out.items.is_empty() {
+        w.out.push(
+            cmd,
+            Finding::new(Domain::ShellExec, Risk::Low, "empty", "nothing to run"),
+        );
+    }
+    w.out.into_classification()
+}
+
+/// What a command feeds into the next stage of its pipeline.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Flow {
+    /// Content downloaded from the network.
+    pub download: bool,
+    /// Decoded or unpacked content (base64 -d, xxd -r …).
+    pub decode: bool,
+    /// Credentials or the environment.
+    pub secret: bool,
+    /// Literal text (echo/printf of literal words).
+    pub text: Option<String>,
+}
+
+impl Flow {
+    fn merge(&mut self, o: &Flow) {
+        self.download |= o.download;
+        self.decode |= o.decode;
+        self.secret |= o.secret;
+    }
+
+    fn add(&mut self, c: Carried) {
+        match c {
+            Carried::Download => self.download = true,
+            Carried::Decode => self.decode = true,
+            Carried::Secret => self.secret = true,
+        }
+    }
+
+    /// Returns what the flow carries, as pack conditions name it.
+    fn carried(&self) -> Vec<Carried> {
+        let mut v = Vec::new();
+        if self.download {
+            v.push(Carried::Download);
+        }
+        if self.decode {
+            v.push(Carried::Decode);
+        }
+        if self.secret {
+            v.push(Carried::Secret);
+        }
+        v
+    }
+}
+
+/// What one simple command turned out to be, for pipeline-level checks.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Leaf {
+    produces: Flow,
+    /// A shell or interpreter reading commands from stdin.
+    shell_stdin: bool,
+    /// A raw network tool (nc, socat, telnet).
+    net_tool: bool,
+}
+
+/// Modifiers inherited from wrappers.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Mods {
+    /// Run through sudo, doas, su.
+    pub elevated: bool,
+    /// Arguments appended at run time (xargs, parallel).
+    pub dynamic_args: bool,
+    /// Run by `find -exec`: file operations apply to the whole tree.
+    pub under_find: bool,
+}
+
+/// The walker's state for one line.
+pub(crate) struct Walker<'a> {
+    pub ctx: &'a Context,
+    pub cwd: Option<PathBuf>,
+    pub out: Findings,
+    downloaded: Vec<PathBuf>,
+    saw_dev_tcp: bool,
+    saw_shell: bool,
+}
+
+/// Directories whose programs are named by their file name alone (`/usr/bin/rm` is `rm`).
+const BIN_DIRS: &[&str] = &[
+    "/bin",
+    "/sbin",
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/local/bin",
+    "/usr/local/sbin",
+    "/opt/homebrew/bin",
+    "/run/current-system/sw/bin",
+];
+
+/// A finding of the walker itself (not of a pack rule), with the effect it judged.
+fn own(effect: &Effect, id: &str, explain: &str, verb: &str) -> Finding {
+    let mut f = policy::finding(
+        effect,
+        Said {
+            id,
+            explain,
+            verb,
+            safer: None,
+        },
+    );
+    f.effect = Some(effect.to_string());
+    f
+}
+
+impl<'a> Walker<'a> {
+    pub(crate) fn new(ctx: &'a Context) -> Self {
+        Self {
+            ctx,
+            cwd: Some(ctx.cwd().to_path_buf()),
+            out: Findings::default(),
+            downloaded: Vec::new(),
+            saw_dev_tcp: false,
+            saw_shell: false,
+        }
+    }
+
+    /// Parses and classifies a line found `depth` re-parses deep.
+    pub(crate) fn line(&mut self, text: &str, depth: usize) {
+        let script = shell::parse_nested(text, depth);
+        self.script(&script, depth, text);
+        if depth == 0 && self.saw_dev_tcp && self.saw_shell {
+            self.push(
+                text,
+                own(
+                    &Effect::ReverseShell,
+                    "reverse-shell",
+                    "connects a shell to a network socket (/dev/tcp): a reverse shell",
+                    "",
+                ),
+            );
+        }
+    }
+
+    fn push(&mut self, text: &str, f: Finding) {
+        self.out.push(text, f);
+    }
+
+    fn script(&mut self, s: &Script, depth: usize, text: &str) {
+        if let Some(p) = &s.problem {
+            let rule = match p {
+                shell::Problem::TooLong(_) => "too-long",
+                shell::Problem::TooDeep => "too-deep",
+                shell::Problem::Syntax(_) => "unparseable",
+                shell::Problem::ParserPanic => "parser-failure",
+                shell::Problem::TooSlow => "parser-timeout",
+            };
+            let shown: String = text.chars().take(200).collect();
+            self.push(
+                &shown,
+                own(
+                    &Effect::NotUnderstood,
+                    rule,
+                    &format!("{p}: what cannot be understood is never auto-approved"),
+                    "",
+                ),
+            );
+        }
+        for pl in &s.pipelines {
+            let mut flow = Flow::default();
+            let (mut shell_stdin, mut net_tool) = (false, false);
+            let multi = pl.stages.len() > 1;
+            for (i, stage) in pl.stages.iter().enumerate() {
+                let mut produced = Flow::default();
+                let mut text = None;
+                for simple in stage {
+                    let stdin = (i > 0).then_some(&flow);
+                    let leaf = self.simple(simple, depth, stdin);
+                    produced.merge(&leaf.produces);
+                    if stage.len() == 1 {
+                        text = leaf.produces.text.clone();
+                    }
+                    shell_stdin |= leaf.shell_stdin;
+                    net_tool |= leaf.net_tool;
+                }
+                flow.merge(&produced);
+                flow.text = text;
+            }
+            if multi && shell_stdin && net_tool {
+                let shown = pl
+                    .stages
+                    .iter()
+                    .flatten()
+                    .map(|s| s.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" | ");
+                self.push(
+                    &shown,
+                    own(
+                        &Effect::ReverseShell,
+                        "reverse-shell",
+                        "pipes a shell through a network tool: a reverse shell",
+                        "",
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Resolves a word to the path it names.
+    pub(crate) fn target(&self, w: &Word) -> Target {
+        if !w.literal
+            && (w.text.contains('$')
+                || w.text.contains('`')
+                || !w.subs.is_empty()
+                || w.text.starts_with('{'))
+        {
+            return paths::target(None, self.ctx);
+        }
+        paths::target(
+            paths::resolve(&w.text, !w.literal, self.cwd.as_deref(), self.ctx),
+            self.ctx,
+        )
+    }
+
+    /// Returns the working directory as a target.
+    fn cwd_target(&self) -> Target {
+        paths::target(self.cwd.clone(), self.ctx)
+    }
+
+    fn words_read_secrets(&self, words: &[Word]) -> bool {
+        let mut found = false;
+        for w in words {
+            for sub in &w.subs {
+                sub.script.for_each_simple(&mut |s: &Simple| {
+                    if s.words
+                        .first()
+                        .is_some_and(|n| n.text == "env" || n.text == "printenv")
+                        && s.words.len() == 1
+                    {
+                        found = true;
+                    }
+                    for a in s
+                        .words
+                        .iter()
+                        .skip(1)
+                        .chain(s.redirects.iter().map(|r| &r.target))
+                    {
+                        if a.literal && self.target(a).credential {
+                            found = true;
+                        }
+                    }
+                });
+            }
+        }
+        found
+    }
+
+    fn simple(&mut self, s: &Simple, depth: usize, stdin: Option<&Flow>) -> Leaf {
+        let before = self.out.items.len();
+        if self.ctx.expanded_commands() && !s.words.is_empty() {
+            let words: Vec<&str> = s.words.iter().map(|w| w.text.as_str()).collect();
+            let words = words.join(" ");
+            if words != s.text {
+                self.out.commands.push(words);
+            }
+        }
+        for w in s.all_words() {
+            for sub in &w.subs {
+                self.script(&sub.script, depth + 1, &s.text);
+            }
+        }
+        let mut leaf = Leaf::default();
+        for r in &s.redirects {
+            if r.kind == RedirectKind::Duplicate {
+                continue;
+            }
+            let t = self.target(&r.target);
+            if t.zone == Zone::Network {
+                self.saw_dev_tcp = true;
+                leaf.net_tool = true;
+            }
+            if r.kind.writes() {
+                if t.zone != Zone::Harmless {
+                    let verb = if r.kind == RedirectKind::Append {
+                        "appends to"
+                    } else {
+                        "writes"
+                    };
+                    self.push(&s.text, own(&Effect::Write(t, None), "redirect", "", verb));
+                }
+            } else if t.zone == Zone::Network {
+                self.push(
+                    &s.text,
+                    own(&Effect::Write(t, None), "redirect", "", "reads from"),
+                );
+            } else if t.credential {
+                leaf.produces.secret = true;
+                self.push(&s.text, own(&Effect::Read(t), "redirect", "", "reads"));
+            }
+        }
+        if s.words.is_empty() {
+            if self.out.items.len() == before {
+                let f = if s.assigns.is_empty() {
+                    Finding::new(Domain::ShellExec, Risk::Low, "no-command", "runs nothing")
+                } else {
+                    Finding::new(
+                        Domain::ShellExec,
+                        Risk::Low,
+                        "assignment",
+                        "sets shell variables",
+                    )
+                };
+                self.push(&s.text, f);
+            }
+            return leaf;
+        }
+        let inner = self.command(s, &s.words, depth, stdin, Mods::default());
+        leaf.produces.merge(&inner.produces);
+        leaf.produces.text = inner.produces.text;
+        leaf.shell_stdin |= inner.shell_stdin;
+        leaf.net_tool |= inner.net_tool;
+        if leaf.shell_stdin
+            && s.redirects
+                .iter()
+                .any(|r| self.target(&r.target).zone == Zone::Network)
+        {
+            self.push(
+                &s.text,
+                own(
+                    &Effect::ReverseShell,
+                    "reverse-shell",
+                    "connects a shell's input and output to a network socket: a reverse shell",
+                    "",
+                ),
+            );
+        }
+        leaf
+    }
+
+    /// Classifies one command: its name is looked up in the packs.
+    pub(crate) fn command(
+        &mut self,
+        s: &Simple,
+        argv: &[Word],
+        depth: usize,
+        stdin: Option<&Flow>,
+        mods: Mods,
+    ) -> Leaf {
+        let Some(first) = argv.first() else {
+            self.push(
+                &s.text,
+                Finding::new(Domain::ShellExec, Risk::Low, "no-command", "runs nothing"),
+            );
+            return Leaf::default();
+        };
+        if !first.literal
+            || first.text.is_empty()
+            || first
+                .text
+                .chars()
+                .any(|c| c.is_control() || c.is_whitespace())
+        {
+            let why = format!(
+                "the command name `{}` is computed at run time (variable, substitution, glob or odd characters): oath cannot tell what runs",
+                first.text.chars().take(60).collect::<String>()
+            );
+            self.push(
+                &s.text,
+                own(&Effect::NotUnderstood, "unknown-command", &why, ""),
+            );
+            return Leaf::default();
+        }
+        let full = first.text.as_str();
+        let name = match full.rfind('/') {
+            None => full,
+            Some(i) => {
+                let dir = &full[..i];
+                if BIN_DIRS.contains(&dir) || dir.is_empty() {
+                    &full[i + 1..]
+                } else {
+                    let f = self.run_file(first, "runs");
+                    self.push(&s.text, f);
+                    return Leaf::default();
+                }
+            }
+        };
+        match super::pack::lookup(self.ctx.user_packs(), name) {
+            Some(found) => self.apply(s, name, found, &argv[1..], depth, stdin, mods),
+            None => {
+                self.push(
+                    &s.text,
+                    Finding::new(
+                        Domain::ShellExec,
+                        Risk::Medium,
+                        "unknown-program",
+                        format!("runs `{name}`, a program no pack describes"),
+                    ),
+                );
+                Leaf::default()
+            }
+        }
+    }
+
+    /// Pushes the finding for reading some paths: the worst of them, or a plain read.
+    fn read_paths(&mut self, t: &str, files: &[Target], verb: &str, leaf: &mut Leaf) {
+        let mut worst: Option<(Finding, &Target)> = None;
+        for tg in files {
+            if tg.credential {
+                leaf.produces.secret = true;
+            }
+            let f = policy::read_finding(tg, verb);
+            if worst.as_ref().is_none_or(|(b, _)| f.risk > b.risk) {
+                worst = Some((f, tg));
+            }
+        }
+        let f = match worst {
+            Some((f, tg)) if f.rule != "read" => {
+                let mut f = f;
+                f.effect = Some(Effect::Read(tg.clone()).to_string());
+                f
+            }
+            _ => {
+                let mut f =
+                    Finding::new(Domain::FileRead, Risk::Low, "read", format!("{verb} files"));
+                f.effect = Some(match files {
+                    [] => "read()".to_owned(),
+                    _ => format!(
+                        "read({})",
+                        files
+                            .iter()
+                            .map(Target::label)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+                f
+            }
+        };
+        self.push(t, f);
+    }
+
+    /// Returns whether a word's substitutions download something.
+    fn subs_download(&self, words: &[Word]) -> bool {
+        let mut found = false;
+        for w in words {
+            for sub in &w.subs {
+                sub.script.for_each_simple(&mut |s: &Simple| {
+                    if let Some(n) = s.words.first() {
+                        let base = n.text.rsplit('/').next().unwrap_or("");
+                        if matches!(
+                            base,
+                            "curl"
+                                | "wget"
+                                | "fetch"
+                                | "http"
+                                | "xh"
+                                | "nc"
+                                | "ncat"
+                                | "aria2c"
+                                | "lwp-request"
+                                | "base64"
+                                | "xxd"
+                        ) {
+                            found = true;
+                        }
+                    }
+                });
+            }
+        }
+        found
+    }
+
+    /// Returns the finding for a file being executed or sourced.
+    fn run_file(&mut self, w: &Word, verb: &str) -> Finding {
+        let code = if !w.literal {
+            if self.subs_download(std::slice::from_ref(w)) {
+                Code::Downloaded
+            } else {
+                Code::File(paths::target(None, self.ctx))
+            }
+        } else if w.text.contains("://") && !super::url::is_loopback_url(&w.text) {
+            Code::Downloaded
+        } else {
+            let tg = self.target(w);
+            match &tg.path {
+                Some(p) if self.downloaded.iter().any(|d| d == p) => Code::DownloadedFile(tg),
+                _ => Code::File(tg),
+            }
+        };
+        own(&Effect::Run(code), "run", "", verb)
+    }
+
+    /// Classifies shell text handed to a shell (`bash -c`, `su -c`, `eval`).
+    fn shell_text(&mut self, s: &Simple, words: &[Word], depth: usize, what: &str) {
+        if words.iter().all(|w| w.literal) {
+            let text = words
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            self.line(&text, depth + 1);
+        } else if self.subs_download(words) {
+            self.push(
+                &s.text,
+                own(&Effect::Run(Code::Downloaded), "run", "", what),
+            );
+        } else {
+            self.push(&s.text, own(&Effect::Run(Code::Computed), "run", "", what));
+        }
+    }
+}

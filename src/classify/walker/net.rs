@@ -1,0 +1,355 @@
+//! Handlers for requests to other systems: HTTP clients (method, body, uploads, where a
+//! download is saved) and database clients (SQL that drops or deletes).
+
+use crate::shell::Word;
+
+use super::super::args::scan;
+use super::super::effect::{Effect, Request};
+use super::super::pack::schema::Act;
+use super::super::paths::Zone;
+use super::super::url::{is_loopback_url, payment_url, url_file_name, url_host};
+use super::apply::Handled;
+use super::{Leaf, Walker};
+
+/// curl's options that take a value.
+const CURL_VALUED: &[&str] = &[
+    "-o",
+    "--output",
+    "-d",
+    "--data",
+    "--data-binary",
+    "--data-raw",
+    "--data-urlencode",
+    "--data-ascii",
+    "--json",
+    "-F",
+    "--form",
+    "--form-string",
+    "-T",
+    "--upload-file",
+    "-X",
+    "--request",
+    "-H",
+    "--header",
+    "-u",
+    "--user",
+    "-A",
+    "--user-agent",
+    "-e",
+    "--referer",
+    "-b",
+    "--cookie",
+    "-c",
+    "--cookie-jar",
+    "-K",
+    "--config",
+    "-w",
+    "--write-out",
+    "-m",
+    "--max-time",
+    "--connect-timeout",
+    "-x",
+    "--proxy",
+    "--url",
+    "-r",
+    "--range",
+    "-C",
+    "--continue-at",
+    "--retry",
+    "--cacert",
+    "--cert",
+    "-E",
+    "--key",
+    "--resolve",
+    "--limit-rate",
+    "--output-dir",
+    "-U",
+    "--proxy-user",
+    "-Y",
+    "-y",
+    "-z",
+    "--time-cond",
+    "--max-filesize",
+    "--interface",
+    "--dns-servers",
+    "-Q",
+    "--quote",
+    "--mail-from",
+    "--mail-rcpt",
+    "--unix-socket",
+    "-D",
+    "--dump-header",
+];
+
+/// wget's options that take a value.
+const WGET_VALUED: &[&str] = &[
+    "-O",
+    "--output-document",
+    "-P",
+    "--directory-prefix",
+    "--post-data",
+    "--post-file",
+    "--body-data",
+    "--body-file",
+    "--method",
+    "-i",
+    "--input-file",
+    "--header",
+    "-o",
+    "--output-file",
+    "-a",
+    "--append-output",
+    "-U",
+    "--user-agent",
+    "--user",
+    "--password",
+    "-e",
+    "--execute",
+    "-T",
+    "--timeout",
+    "-t",
+    "--tries",
+    "-w",
+    "--wait",
+    "-l",
+    "--level",
+    "-A",
+    "-R",
+    "--accept",
+    "--reject",
+    "-D",
+    "--domains",
+    "--load-cookies",
+    "--save-cookies",
+];
+
+/// Options that carry a request body.
+const BODY: &[&str] = &[
+    "-d",
+    "--data",
+    "--data-binary",
+    "--data-raw",
+    "--data-urlencode",
+    "--data-ascii",
+    "--json",
+    "-F",
+    "--form",
+    "--post-data",
+    "--body-data",
+];
+
+impl Walker<'_> {
+    /// HTTP clients: the request's method, URL, body and uploads; where the response goes.
+    pub(super) fn h_http(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let (name, args, stdin) = (c.name, c.args(), c.stdin);
+        let is_wget = name == "wget";
+        let is_curl = name == "curl";
+        let sc = if is_curl {
+            scan(args, CURL_VALUED, false)
+        } else if is_wget {
+            scan(args, WGET_VALUED, false)
+        } else {
+            scan(
+                args,
+                &["-o", "--output", "-a", "--auth", "-d", "--dir"],
+                false,
+            )
+        };
+        let mut urls: Vec<String> = sc.pos.iter().map(|w| w.text.clone()).collect();
+        if !(is_curl || is_wget) {
+            // httpie: `http [METHOD] URL [items]`
+            urls.retain(|u| {
+                u.contains('.')
+                    || u.contains("://")
+                    || u.starts_with(':')
+                    || u.starts_with("localhost")
+            });
+            urls.truncate(1);
+        }
+        urls.extend(sc.values(&["--url"]).map(|w| w.text.clone()));
+        let method = sc
+            .value(&["-X", "--request", "--method"])
+            .map(|w| w.text.to_ascii_uppercase())
+            .or_else(|| {
+                if is_curl || is_wget {
+                    return None;
+                }
+                sc.pos
+                    .first()
+                    .map(|w| w.text.to_ascii_uppercase())
+                    .filter(|m| {
+                        matches!(
+                            m.as_str(),
+                            "POST" | "PUT" | "PATCH" | "DELETE" | "GET" | "HEAD"
+                        )
+                    })
+            });
+        let data_vals: Vec<&Word> = sc.values(BODY).collect();
+        let mut upload_files: Vec<Word> = sc
+            .values(&["-T", "--upload-file", "--post-file", "--body-file"])
+            .cloned()
+            .collect();
+        for v in &data_vals {
+            let x = v.text.as_str();
+            let file = if let Some(f) = x.strip_prefix('@') {
+                Some(f)
+            } else if let Some(i) = x.find("=@") {
+                Some(&x[i + 2..])
+            } else {
+                x.find("=<").map(|i| &x[i + 2..])
+            };
+            if let Some(f) = file {
+                let f = f.split(';').next().unwrap_or(f);
+                upload_files.push(Word {
+                    text: f.to_owned(),
+                    ..(*v).clone()
+                });
+            }
+        }
+        let sends_data = !data_vals.is_empty() || !upload_files.is_empty();
+        // An order whose body buys or sells is a trade.
+        let trade_body = data_vals.iter().any(|v| {
+            let l = v.text.to_ascii_lowercase();
+            l.split(|ch: char| !ch.is_ascii_alphanumeric())
+                .any(|w| matches!(w, "buy" | "sell" | "bid" | "ask"))
+        });
+        let payment = match urls.iter().filter_map(|u| payment_url(u)).max() {
+            Some(false) if trade_body => Some(true),
+            p => p,
+        };
+        let method = method.unwrap_or_else(|| {
+            if sends_data {
+                "POST".into()
+            } else {
+                "GET".into()
+            }
+        });
+        let secret_upload = upload_files.iter().any(|w| {
+            if w.text == "-" {
+                stdin.is_some_and(|f| f.secret)
+            } else {
+                self.target(w).credential
+            }
+        }) || self.words_read_secrets(args);
+        let loopback = !urls.is_empty() && urls.iter().all(|u| is_loopback_url(u));
+        // Where the download goes.
+        let out_file = if is_curl {
+            sc.value(&["-o", "--output"]).cloned().or_else(|| {
+                sc.has(&["-O", "--remote-name", "--remote-name-all"])
+                    .then(|| Word::lit(urls.first().map(|u| url_file_name(u)).unwrap_or_default()))
+            })
+        } else if is_wget {
+            match sc.value(&["-O", "--output-document"]) {
+                Some(w) if w.text == "-" => None,
+                Some(w) => Some(w.clone()),
+                None => urls.first().map(|u| Word::lit(url_file_name(u))),
+            }
+        } else {
+            sc.value(&["-o", "--output"]).cloned()
+        };
+        if secret_upload {
+            self.found(
+                c,
+                Effect::Exfiltrate,
+                "exfiltration",
+                &format!("{name} sends credentials off the machine"),
+                "",
+            );
+        } else {
+            let request = Request {
+                method,
+                host: urls.first().map(|u| url_host(u)).unwrap_or_default(),
+                loopback,
+                payment,
+                uploads: !upload_files.is_empty(),
+                executes: is_wget && sc.has(&["-e", "--execute"]),
+                computed: urls.is_empty() && !args.iter().all(|a| a.literal),
+            };
+            self.found(c, Effect::Http(request), "http", name, "");
+        }
+        match out_file {
+            Some(w) if !w.text.is_empty() && w.text != "-" => {
+                let tg = self.target(&w);
+                if let Some(p) = &tg.path {
+                    self.downloaded.push(p.clone());
+                }
+                if tg.zone != Zone::Harmless {
+                    self.found(
+                        c,
+                        Effect::Write(tg, None),
+                        "write",
+                        "",
+                        "saves a download to",
+                    );
+                }
+            }
+            _ => {
+                if !loopback {
+                    leaf.produces.download = true;
+                }
+            }
+        }
+        for dir in sc.values(&["-P", "--directory-prefix", "--output-dir"]) {
+            let tg = self.target(dir);
+            self.found(
+                c,
+                Effect::Write(tg, None),
+                "write",
+                "",
+                "saves downloads into",
+            );
+        }
+        if is_curl {
+            for f in sc.values(&["-D", "--dump-header", "-c", "--cookie-jar"]) {
+                if f.text != "-" {
+                    let tg = self.target(f);
+                    if tg.zone != Zone::Harmless {
+                        self.found(c, Effect::Write(tg, None), "write", "", "writes");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Database clients: SQL (in arguments or on stdin) that drops, truncates or deletes.
+    pub(super) fn h_sql(&mut self, c: &Handled<'_, '_, '_>) {
+        let name = c.name;
+        let joined = c
+            .args()
+            .iter()
+            .map(|a| a.text.to_ascii_lowercase())
+            .collect::<Vec<_>>()
+            .join(" ")
+            + &c.s
+                .stdin_text
+                .as_ref()
+                .map(|w| w.text.to_ascii_lowercase())
+                .unwrap_or_default();
+        let destroys = [
+            "drop ",
+            "truncate ",
+            "delete from",
+            "flushall",
+            "flushdb",
+            "dropdatabase",
+            "drop(",
+        ]
+        .iter()
+        .any(|k| joined.contains(k));
+        if destroys {
+            self.act(
+                c,
+                Act::DatabaseDestroy,
+                "database-destructive",
+                &format!("{name} drops, truncates or deletes data"),
+            );
+        } else {
+            self.act(
+                c,
+                Act::DatabaseChange,
+                "database",
+                &format!("{name} talks to a database"),
+            );
+        }
+    }
+}

@@ -1,0 +1,520 @@
+//! Handlers for shell and code languages: shells (`-c`, scripts, stdin), interpreters
+//! (inline code, modules, scripts), awk programs, `env`, `echo`/`printf`, `alias`,
+//! `(( … ))`, `cd` and PowerShell text.
+
+use std::path::Path;
+
+use crate::shell::{self, RedirectKind, Simple, Word};
+
+use super::super::args::scan;
+use super::super::code;
+use super::super::effect::{Code, Effect};
+use super::super::pack::schema::Act;
+use super::super::paths;
+use super::apply::Handled;
+use super::{Flow, Leaf, Walker};
+
+impl Walker<'_> {
+    /// `env`: assignments and options, `-S` split strings, `-C` directories, then a command.
+    pub(super) fn h_env(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let args = c.args();
+        let mut i = 0;
+        while i < args.len() {
+            let a = args[i].text.as_str();
+            if matches!(a, "-u" | "--unset" | "-C" | "--chdir") {
+                if matches!(a, "-C" | "--chdir")
+                    && let Some(d) = args.get(i + 1)
+                {
+                    self.cwd = self.target(d).path;
+                }
+                i += 2;
+            } else if matches!(a, "-S" | "--split-string")
+                || a.starts_with("--split-string=")
+                || a.starts_with("-S") && a.len() > 2
+            {
+                let mut text = if let Some(v) = a.strip_prefix("--split-string=") {
+                    v.to_owned()
+                } else if a.len() > 2 && a.starts_with("-S") {
+                    a[2..].to_owned()
+                } else {
+                    i += 1;
+                    args.get(i).map(|w| w.text.clone()).unwrap_or_default()
+                };
+                for w in &args[(i + 1).min(args.len())..] {
+                    text.push(' ');
+                    text.push_str(&w.text);
+                }
+                self.line(&text, c.depth + 1);
+                return;
+            } else if a.starts_with('-') && a != "-"
+                || a.contains('=')
+                    && !a.starts_with('=')
+                    && a.split('=').next().is_some_and(|n| !n.contains('$'))
+            {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if i >= args.len() {
+            leaf.produces.secret = true;
+            self.act(c, Act::ShellHarmless, "print-env", "prints the environment");
+            return;
+        }
+        let got = self.command(c.s, &args[i..], c.depth, c.stdin, c.mods);
+        *leaf = got;
+    }
+
+    /// Shells: `-c` code, a script file, a here-document, stdin, or an interactive shell.
+    pub(super) fn h_shell(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let (s, name, args, depth) = (c.s, c.name, c.args(), c.depth);
+        let mut i = 0;
+        let mut has_c = false;
+        let mut has_s = false;
+        while i < args.len() {
+            let a = args[i].text.as_str();
+            if a == "--" || a == "-" {
+                i += 1;
+                break;
+            }
+            if matches!(a, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+                i += 2;
+                continue;
+            }
+            if a.starts_with("--") {
+                i += 1;
+                continue;
+            }
+            if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 {
+                if a.contains('c') {
+                    has_c = true;
+                }
+                if a.contains('s') && !a.starts_with('+') {
+                    has_s = true;
+                }
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        let first = if has_s { None } else { args.get(i) };
+        if has_c {
+            match first {
+                Some(w) => self.shell_text(
+                    s,
+                    std::slice::from_ref(w),
+                    depth,
+                    &format!("{name} -c runs"),
+                ),
+                None => self.found(
+                    c,
+                    Effect::NotUnderstood,
+                    "unparseable",
+                    &format!("{name} -c without a command"),
+                    "",
+                ),
+            }
+            return;
+        }
+        if let Some(w) = first {
+            let f = self.run_file(w, "runs");
+            self.push(&s.text, f);
+            return;
+        }
+        leaf.shell_stdin = true;
+        self.saw_shell = true;
+        if let Some(text) = &s.stdin_text {
+            self.shell_text(
+                s,
+                std::slice::from_ref(text),
+                depth,
+                &format!("{name} << runs"),
+            );
+            return;
+        }
+        if let Some(flow) = c.stdin {
+            self.piped_code(c, flow, None);
+            return;
+        }
+        if let Some(r) = s.redirects.iter().find(|r| r.kind == RedirectKind::Read) {
+            let target = r.target.clone();
+            let f = self.run_file(&target, "runs");
+            self.push(&s.text, f);
+            return;
+        }
+        self.act(
+            c,
+            Act::ShellInteractive,
+            "interactive-shell",
+            &format!("starts an interactive {name}"),
+        );
+    }
+
+    /// Judges what a pipeline feeds into a shell (`lang` none) or an interpreter.
+    fn piped_code(&mut self, c: &Handled<'_, '_, '_>, flow: &Flow, lang: Option<&str>) {
+        let into = match lang {
+            None => "pipes into a shell".to_owned(),
+            Some(_) => format!("pipes into {}", c.name),
+        };
+        if flow.download {
+            self.ran(c, Code::Downloaded, &into);
+        } else if flow.decode {
+            self.ran(c, Code::Hidden, &into);
+        } else if let Some(text) = &flow.text {
+            let text = text.clone();
+            match lang {
+                None => {
+                    self.line(&text, c.depth + 1);
+                    self.found(
+                        c,
+                        Effect::Run(Code::Piped),
+                        "pipe-to-shell",
+                        "",
+                        "pipes text into a shell (the text is classified too):",
+                    );
+                }
+                Some(lang) => self.code(c.s, &Word::lit(text), lang, c.depth),
+            }
+        } else {
+            self.ran(c, Code::Piped, &into);
+        }
+    }
+
+    /// Interpreters: inline code, a module (`python -m`), a script, stdin or a session.
+    pub(super) fn h_interpreter(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let (s, name, args, lang) = (c.s, c.name, c.args(), c.lang);
+        let mut i = 0;
+        let mut code: Option<Word> = None;
+        let mut module: Option<usize> = None;
+        let mut in_place = false;
+        while i < args.len() {
+            let a = args[i].text.as_str();
+            if !a.starts_with('-') || a == "-" {
+                break;
+            }
+            let takes_code = match lang {
+                "python" => a == "-c" || a.len() > 2 && !a.starts_with("--") && a.ends_with('c'),
+                "js" => matches!(a, "-e" | "--eval" | "-p" | "--print" | "-pe"),
+                "perl" => !a.starts_with("--") && (a.ends_with('e') || a.ends_with('E')),
+                "ruby" => a == "-e" || !a.starts_with("--") && a.ends_with('e'),
+                "php" => a == "-r",
+                _ => a == "-e",
+            };
+            if (lang == "perl" || lang == "ruby")
+                && !a.starts_with("--")
+                && a[1..].contains('i')
+                && !a.starts_with("-I")
+            {
+                in_place = true;
+            }
+            if takes_code {
+                code = args.get(i + 1).cloned();
+                i += 2;
+                if lang != "perl" && lang != "ruby" {
+                    break;
+                }
+                continue;
+            }
+            if lang == "python" && a == "-m" {
+                module = Some(i + 1);
+                break;
+            }
+            let valued = match lang {
+                "python" => matches!(a, "-W" | "-X" | "-Q"),
+                "js" => matches!(
+                    a,
+                    "-r" | "--require"
+                        | "--import"
+                        | "--loader"
+                        | "--input-type"
+                        | "--env-file"
+                        | "-C"
+                        | "--conditions"
+                ),
+                "perl" => matches!(a, "-I" | "-M" | "-m" | "-x"),
+                "ruby" => matches!(a, "-I" | "-r" | "-C" | "-E"),
+                "php" => matches!(a, "-c" | "-d" | "-z"),
+                _ => false,
+            };
+            i += if valued { 2 } else { 1 };
+        }
+        if let Some(m) = module {
+            // `python -m X ARGS` runs X as its own pack describes it, when one does.
+            match args.get(m) {
+                Some(w)
+                    if w.literal
+                        && super::super::pack::lookup(self.ctx.user_packs(), &w.text)
+                            .is_some_and(|f| f.entry.name.first() != "*") =>
+                {
+                    let got = self.command(s, &args[m..], c.depth, c.stdin, c.mods);
+                    leaf.produces.merge(&got.produces);
+                }
+                Some(w) => self.act(
+                    c,
+                    Act::ToolRun,
+                    "run-module",
+                    &format!("runs the Python module {}", w.text),
+                ),
+                None => self.act(c, Act::ToolRun, "run-module", "python -m without a module"),
+            }
+            return;
+        }
+        if let Some(code) = code {
+            self.code(s, &code, lang, c.depth);
+            if in_place {
+                // A substitution script edited in place is judged by the files it edits.
+                self.out.pop_if("interpreter-code");
+                for w in args[i.min(args.len())..]
+                    .iter()
+                    .filter(|a| !a.text.starts_with('-'))
+                {
+                    let tg = self.target(w);
+                    self.found(c, Effect::Write(tg, None), "write", "", "edits in place");
+                }
+            }
+            return;
+        }
+        if let Some(w) = args.get(i).filter(|w| w.text != "-") {
+            let f = self.run_file(w, "runs");
+            self.push(&s.text, f);
+            return;
+        }
+        leaf.shell_stdin = true;
+        if let Some(text) = &s.stdin_text {
+            let text = text.clone();
+            self.code(s, &text, lang, c.depth);
+            return;
+        }
+        if let Some(flow) = c.stdin {
+            self.piped_code(c, flow, Some(lang));
+            return;
+        }
+        if !self.entry_rules(c, leaf) {
+            self.act(
+                c,
+                Act::ToolRun,
+                "interactive-interpreter",
+                &format!("starts an interactive {name}"),
+            );
+        }
+    }
+
+    /// Classifies inline interpreter code.
+    pub(super) fn code(&mut self, s: &Simple, w: &Word, lang: &str, depth: usize) {
+        let t = s.text.as_str();
+        if !w.literal {
+            let code = if self.subs_download(std::slice::from_ref(w)) {
+                Code::Downloaded
+            } else {
+                Code::Computed
+            };
+            self.push(
+                t,
+                super::own(&Effect::Run(code), "run", "", "runs interpreter code:"),
+            );
+            return;
+        }
+        let findings = code::analyze(&w.text, lang, self.ctx, self.cwd.as_deref());
+        for lit in findings.shell_strings {
+            self.line(&lit, depth + 1);
+        }
+        self.push(t, findings.finding);
+    }
+
+    /// awk programs: shell commands and files written from the program, else reads.
+    pub(super) fn h_awk(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let name = c.name;
+        let sc = scan(
+            c.args(),
+            &["-F", "-v", "-f", "--field-separator", "--assign", "--file"],
+            false,
+        );
+        if sc.has(&["-f", "--file"]) {
+            self.act(
+                c,
+                Act::ToolRun,
+                "interpreter",
+                &format!("{name} runs a program file"),
+            );
+            return;
+        }
+        let Some(prog) = sc.pos.first().copied() else {
+            self.act(
+                c,
+                Act::ToolRun,
+                "interpreter",
+                &format!("{name} without a program"),
+            );
+            return;
+        };
+        let files: Vec<paths::Target> = sc.pos[1..].iter().map(|w| self.target(w)).collect();
+        let p = &prog.text;
+        if p.contains("system(")
+            || p.contains("| getline")
+            || p.contains("|getline")
+            || p.contains("print |")
+            || p.contains("printf |")
+            || p.contains("|&")
+        {
+            self.act(
+                c,
+                Act::ShellUnknownCode,
+                "interpreter-spawn",
+                &format!("the {name} program runs shell commands"),
+            );
+            for lit in code::string_literals(p) {
+                if code::looks_like_shell(&lit) {
+                    self.line(&lit, c.depth + 1);
+                }
+            }
+            return;
+        }
+        if p.contains("print >") || p.contains("printf >") || p.contains("print>") {
+            let mut f = super::Finding::new(
+                super::Domain::FileWrite,
+                super::Risk::Medium,
+                "interpreter-write",
+                format!("the {name} program writes files"),
+            );
+            f.effect = Some("write(?)".into());
+            self.push(c.t(), f);
+            return;
+        }
+        self.read_paths(c.t(), &files, "reads", leaf);
+    }
+
+    /// `echo` and `printf`: the text they print flows to the next command.
+    pub(super) fn h_print(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let (name, args) = (c.name, c.args());
+        if args.iter().all(|a| a.literal) {
+            let mut texts: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+            if name == "echo" {
+                while texts
+                    .first()
+                    .is_some_and(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
+                {
+                    texts.remove(0);
+                }
+            }
+            let joined = texts.join(" ");
+            if name == "printf" || args.iter().any(|a| a.text == "-e") {
+                if joined.contains("\\x")
+                    || joined.contains("\\0")
+                    || joined.contains("\\u")
+                    || joined.contains('%')
+                {
+                    leaf.produces.decode = true;
+                }
+                leaf.produces.text = Some(shell::decode_ansi_c(&joined));
+            } else {
+                leaf.produces.text = Some(joined);
+            }
+        } else {
+            leaf.produces.decode = true;
+        }
+        self.act(
+            c,
+            Act::ShellHarmless,
+            "print",
+            &format!("{name} prints text"),
+        );
+    }
+
+    /// `alias NAME=BODY`: each body is classified as if it ran.
+    pub(super) fn h_alias(&mut self, c: &Handled<'_, '_, '_>) {
+        let mut any = false;
+        for a in c.args() {
+            if let Some((_, v)) = a.text.split_once('=') {
+                any = true;
+                if a.literal {
+                    self.line(v, c.depth + 1);
+                } else {
+                    self.found(
+                        c,
+                        Effect::Run(Code::Computed),
+                        "unknown-code",
+                        "",
+                        "defines an alias of",
+                    );
+                }
+            }
+        }
+        let why = if any {
+            "defines an alias (its body is classified as if it ran)"
+        } else {
+            "lists aliases"
+        };
+        self.act(c, Act::ShellHarmless, "alias", why);
+    }
+
+    /// `(( … ))`: arithmetic, or text bash may run as commands.
+    pub(super) fn h_arith(&mut self, c: &Handled<'_, '_, '_>) {
+        let expr = c.args().first().map(|w| w.text.as_str()).unwrap_or("");
+        if arithmetic_looks_valid(expr) {
+            self.act(c, Act::ShellHarmless, "arithmetic", "evaluates arithmetic");
+        } else {
+            // bash may read `((cmd))` as nested subshells: judge the text as commands too.
+            let expr = expr.to_owned();
+            self.line(&expr, c.depth + 1);
+            self.found(
+                c,
+                Effect::NotUnderstood,
+                "unparseable",
+                "`(( … ))` holds text that is not arithmetic",
+                "",
+            );
+        }
+    }
+
+    /// `cd`, `pushd`, `popd`: the working directory of the commands after it.
+    pub(super) fn h_cd(&mut self, c: &Handled<'_, '_, '_>) {
+        let dest = c
+            .args()
+            .iter()
+            .find(|a| !a.text.starts_with('-') || a.text == "-");
+        self.cwd = match (c.name, dest) {
+            ("popd", _) => None,
+            (_, None) => self.ctx.home().map(Path::to_path_buf),
+            (_, Some(w)) if w.text == "-" => None,
+            (_, Some(w)) => self.target(w).path,
+        };
+        self.act(
+            c,
+            Act::ShellHarmless,
+            "change-directory",
+            "changes the working directory",
+        );
+    }
+
+    /// PowerShell command text, judged as a whole.
+    pub(super) fn h_powershell(&mut self, c: &Handled<'_, '_, '_>) {
+        let text = c
+            .args()
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let f = super::super::powershell::powershell_finding(&text);
+        self.push(c.t(), f);
+    }
+}
+
+/// Returns whether `(( … ))` text looks like arithmetic: no two words in a row
+/// (`rm -rf ~` is a command someone hid in arithmetic brackets).
+fn arithmetic_looks_valid(expr: &str) -> bool {
+    let mut prev_word = false;
+    for tok in expr.split_whitespace() {
+        let word = tok
+            .trim_start_matches(['-', '+', '!', '~', '('])
+            .starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+        let operand_like = word || tok.starts_with(|c: char| c.is_ascii_digit() || c == '$');
+        if prev_word && operand_like {
+            return false;
+        }
+        prev_word = operand_like
+            && !tok.ends_with([
+                '+', '-', '*', '/', '%', '=', '<', '>', '&', '|', '^', '?', ':', ',', '(',
+            ]);
+    }
+    true
+}
