@@ -43,6 +43,8 @@ pub enum Command {
     Doctor(cmd::doctor::DoctorArgs),
     /// Show, validate or print the schema of the configuration
     Config(cmd::config::ConfigArgs),
+    /// Show and check the rule packs that say what programs do
+    Rules(cmd::rules::RulesArgs),
     /// Inspect and resolve errors tracked by the 3-strike protocol
     Errors(cmd::errors::ErrorsArgs),
     /// Write, validate and apply KPT session retrospectives
@@ -101,6 +103,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Uninstall(args) => cmd::install::run_uninstall(&args),
         Command::Doctor(args) => cmd::doctor::run(&args),
         Command::Config(args) => cmd::config::run(&args),
+        Command::Rules(args) => cmd::rules::run(&args),
         Command::Errors(args) => cmd::errors::run(&args),
         Command::Kpt(args) => cmd::kpt::run(&args),
         Command::Completions(args) => cmd::completions::run(&args),

@@ -41,6 +41,9 @@ pub fn classify_context(
     if let Some(p) = env.user_config_path() {
         protected.push(p);
     }
+    if let Some(p) = env.user_packs_dir() {
+        protected.push(p);
+    }
     if let Some(claude) = env.claude_dir() {
         protected.push(claude.join("settings.json"));
         protected.push(claude.join("settings.local.json"));
@@ -88,6 +91,11 @@ pub fn evaluate(
     let mut ctx = classify_context(env, project, cwd);
     if !config.rules.is_empty() {
         ctx = ctx.with_expanded_commands();
+    }
+    if let Some(dir) = env.user_packs_dir() {
+        let user = classify::pack::user::load_dir(&dir);
+        warnings.extend(user.warnings);
+        ctx = ctx.with_user_packs(user.packs);
     }
     let class = classify::classify(tool_name, tool_input, &ctx);
     // One domain of the trust file is read; the others are skipped unbuilt.

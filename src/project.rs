@@ -76,6 +76,12 @@ impl Env {
             .map(|h| h.join(".config/oath/config.yaml"))
     }
 
+    /// Returns the directory of the user's rule packs: `packs/` beside the user config file.
+    pub fn user_packs_dir(&self) -> Option<PathBuf> {
+        self.user_config_path()
+            .and_then(|p| p.parent().map(|d| d.join("packs")))
+    }
+
     /// Returns Claude Code's config dir (`$CLAUDE_CONFIG_DIR` or `~/.claude`).
     pub fn claude_dir(&self) -> Option<PathBuf> {
         self.claude_config_dir

@@ -14,6 +14,7 @@ use serde_json::Value;
 mod args;
 mod code;
 mod effect;
+pub mod golden;
 pub mod pack;
 mod paths;
 mod policy;

@@ -118,7 +118,9 @@ pub(crate) fn act(a: Act) -> (Domain, Risk) {
             (D::ShellExec, R::High)
         }
         ProcessChange | PrivilegeAdmin => (D::ShellExec, R::Medium),
-        ContainerRead | ClusterRead | CloudRead | InfraRead | RemoteRead => (D::ShellExec, R::Low),
+        ContainerRead | ClusterRead | CloudRead | InfraRead | RemoteRead | DatabaseRead => {
+            (D::ShellExec, R::Low)
+        }
         ContainerChange | ClusterChange | CloudChange | InfraChange | DatabaseChange
         | RemoteChange => (D::ShellExec, R::Medium),
         ContainerDestroy | ContainerPrivileged | ClusterDeploy | ClusterDestroy | CloudDestroy

@@ -98,6 +98,17 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
             "  - {}\n    {} · {} · {}: {}",
             p.text, p.domain, p.risk, p.rule, p.reason
         ));
+        match (&p.effect, &p.source) {
+            (Some(e), Some(s)) => ui::out(&format!("    effect {e}, stated by {s}")),
+            (Some(e), None) => ui::out(&format!("    effect {e}")),
+            (None, Some(s)) => ui::out(&format!("    stated by {s}")),
+            (None, None) => {}
+        }
+        if p.rule == "unknown-program" {
+            ui::out(
+                "    no pack describes this program: `oath rules check` and a pack in the user's packs directory teach oath about it",
+            );
+        }
     }
     ui::out(&format!(
         "classification: {} risk {} (complexity {}), rule {}: {}",

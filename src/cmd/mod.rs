@@ -11,4 +11,5 @@ pub mod hook;
 pub mod install;
 pub mod kpt;
 pub mod phase;
+pub mod rules;
 pub mod status;

@@ -3,6 +3,7 @@
 
 mod classify_cases;
 mod cli;
+mod corpora;
 mod explain;
 mod faults;
 mod install;

@@ -530,6 +530,8 @@ pub enum Handler {
     Cd,
     /// PowerShell command text.
     Powershell,
+    /// fzf's `--bind` actions and `--preview`: the commands they run.
+    Fzf,
 }
 
 /// A system other than files that a command acts on, and how.
@@ -714,6 +716,9 @@ pub enum Act {
     /// Destroys infrastructure.
     #[serde(rename = "infra.destroy")]
     InfraDestroy,
+    /// Reads a database (queries that only select, listings, help).
+    #[serde(rename = "database.read")]
+    DatabaseRead,
     /// Talks to a database.
     #[serde(rename = "database.change")]
     DatabaseChange,
@@ -846,6 +851,7 @@ pub const ACTS: &[(Act, &str)] = &[
     (Act::InfraChange, "infra.change"),
     (Act::InfraDeploy, "infra.deploy"),
     (Act::InfraDestroy, "infra.destroy"),
+    (Act::DatabaseRead, "database.read"),
     (Act::DatabaseChange, "database.change"),
     (Act::DatabaseDestroy, "database.destroy"),
     (Act::RemoteRead, "remote.read"),
@@ -950,7 +956,7 @@ pub fn check(pack: &Pack) -> Vec<Problem> {
                     .into(),
             });
         }
-        check_entry(p, &at, true, &mut out);
+        check_entry(p, &at, true, &[], &mut out);
     }
     out
 }
@@ -962,7 +968,9 @@ fn is_id(s: &str) -> bool {
         && !s.starts_with('-')
 }
 
-fn check_entry(e: &Entry, at: &str, top: bool, out: &mut Vec<Problem>) {
+fn check_entry(e: &Entry, at: &str, top: bool, parent_valued: &[&str], out: &mut Vec<Problem>) {
+    let mut valued: Vec<&str> = parent_valued.to_vec();
+    valued.extend(e.valued.iter().map(|v| v.as_ref()));
     let problem = |out: &mut Vec<Problem>, message: String| {
         out.push(Problem {
             at: at.to_owned(),
@@ -1003,17 +1011,17 @@ fn check_entry(e: &Entry, at: &str, top: bool, out: &mut Vec<Problem>) {
         if r.when.is_none() {
             unconditional = true;
         }
-        check_rule(r, &format!("{at} {}", r.id), out);
+        check_rule(r, &format!("{at} {}", r.id), &valued, out);
     }
     for r in e.also.iter() {
-        check_rule(r, &format!("{at} {}", r.id), out);
+        check_rule(r, &format!("{at} {}", r.id), &valued, out);
     }
     for s in e.sub.iter() {
-        check_entry(s, &format!("{at} {}", s.name.first()), false, out);
+        check_entry(s, &format!("{at} {}", s.name.first()), false, &valued, out);
     }
 }
 
-fn check_rule(r: &Rule, at: &str, out: &mut Vec<Problem>) {
+fn check_rule(r: &Rule, at: &str, valued: &[&str], out: &mut Vec<Problem>) {
     let mut problem = |message: &str| {
         out.push(Problem {
             at: at.to_owned(),
@@ -1056,21 +1064,31 @@ fn check_rule(r: &Rule, at: &str, out: &mut Vec<Problem>) {
         }
     }
     if let Some(c) = &r.when {
-        check_cond(c, at, out);
+        check_cond(c, at, valued, out);
     }
 }
 
-fn check_cond(c: &Cond, at: &str, out: &mut Vec<Problem>) {
-    for o in c.option.iter().chain(c.no_option.iter()) {
+fn check_cond(c: &Cond, at: &str, valued: &[&str], out: &mut Vec<Problem>) {
+    let value_opts = c.value.iter().flat_map(|v| v.option.iter());
+    for o in c.option.iter().chain(c.no_option.iter()).chain(value_opts) {
         if !o.starts_with('-') || o.len() < 2 {
             out.push(Problem {
                 at: at.to_owned(),
                 message: format!("option `{o}` must be written with its dashes"),
             });
+        } else if !o.starts_with("--") && o.len() > 2 && !valued.contains(&o.as_ref()) {
+            // A one-dash word of several letters is read as a cluster of letters unless
+            // it takes a value (`valued`): the condition could never hold.
+            out.push(Problem {
+                at: at.to_owned(),
+                message: format!(
+                    "`{o}` is read as the letters of a cluster; name it in `valued` if it takes a value, or test it with `word`"
+                ),
+            });
         }
     }
     for sub in c.any.iter().chain(c.not.iter()) {
-        check_cond(sub, at, out);
+        check_cond(sub, at, valued, out);
     }
 }
 

@@ -478,6 +478,7 @@ impl Walker<'_> {
             Handler::Arith => self.h_arith(c),
             Handler::Cd => self.h_cd(c),
             Handler::Powershell => self.h_powershell(c),
+            Handler::Fzf => self.h_fzf(c, leaf),
         }
     }
 

@@ -509,11 +509,25 @@ impl Walker<'_> {
     /// unzip, 7z, unrar: listings read; extraction writes its directory.
     pub(super) fn h_unzip(&mut self, c: &Handled<'_, '_, '_>) {
         let args = c.args();
-        if args
+        let first = args
             .iter()
-            .any(|a| a.text == "-l" || a.text == "l" || a.text == "-t")
-        {
-            let mut f = Finding::new(Domain::FileRead, Risk::Low, "read", "lists an archive");
+            .find(|a| !a.text.starts_with('-'))
+            .map(|a| a.text.as_str());
+        let listing = args.iter().any(|a| {
+            let t = a.text.as_str();
+            t.starts_with('-')
+                && !t.starts_with("--")
+                && t.len() > 1
+                && t[1..].chars().all(|ch| "ltvZpcq1".contains(ch))
+                && t[1..].chars().any(|ch| "ltvZpc".contains(ch))
+        }) || matches!(first, Some("l" | "t" | "h" | "i"));
+        if listing {
+            let mut f = Finding::new(
+                Domain::FileRead,
+                Risk::Low,
+                "read",
+                "lists or tests an archive",
+            );
             f.effect = Some("read()".into());
             self.push(c.t(), f);
             return;

@@ -185,10 +185,13 @@ impl Walker<'_> {
                     })
             });
         let data_vals: Vec<&Word> = sc.values(BODY).collect();
-        let mut upload_files: Vec<Word> = sc
-            .values(&["-T", "--upload-file", "--post-file", "--body-file"])
-            .cloned()
-            .collect();
+        // wget's -T is a timeout; curl's uploads a file.
+        let upload_opts: &[&str] = if is_wget {
+            &["--post-file", "--body-file"]
+        } else {
+            &["-T", "--upload-file", "--post-file", "--body-file"]
+        };
+        let mut upload_files: Vec<Word> = sc.values(upload_opts).cloned().collect();
         for v in &data_vals {
             let x = v.text.as_str();
             let file = if let Some(f) = x.strip_prefix('@') {
@@ -238,6 +241,8 @@ impl Walker<'_> {
                 sc.has(&["-O", "--remote-name", "--remote-name-all"])
                     .then(|| Word::lit(urls.first().map(|u| url_file_name(u)).unwrap_or_default()))
             })
+        } else if is_wget && sc.has(&["--spider"]) {
+            None
         } else if is_wget {
             match sc.value(&["-O", "--output-document"]) {
                 Some(w) if w.text == "-" => None,
@@ -343,6 +348,13 @@ impl Walker<'_> {
                 "database-destructive",
                 &format!("{name} drops, truncates or deletes data"),
             );
+        } else if sql_reads_only(c.args(), c.s.stdin_text.as_ref()) {
+            self.act(
+                c,
+                Act::DatabaseRead,
+                "database-read",
+                &format!("{name} only reads (help, a listing, or queries that only select)"),
+            );
         } else {
             self.act(
                 c,
@@ -352,4 +364,78 @@ impl Walker<'_> {
             );
         }
     }
+}
+
+/// Returns whether a database client only reads: help or version, a listing, a read-only
+/// session, or SQL whose every statement only selects.
+fn sql_reads_only(args: &[Word], stdin: Option<&Word>) -> bool {
+    let flag = |names: &[&str]| args.iter().any(|a| names.contains(&a.text.as_str()));
+    if flag(&[
+        "--help",
+        "-help",
+        "-?",
+        "--version",
+        "-version",
+        "-V",
+        "-l",
+        "--list",
+    ]) && args.len() <= 3
+    {
+        return true;
+    }
+    // SQL text: quoted arguments, `--execute=…`-style values, stdin.
+    let mut texts: Vec<&str> = args
+        .iter()
+        .filter(|a| a.quoted || a.text.contains(' '))
+        .map(|a| a.text.as_str())
+        .collect();
+    for a in args {
+        for prefix in ["--execute=", "--command=", "--eval="] {
+            if let Some(v) = a.text.strip_prefix(prefix) {
+                texts.push(v);
+            }
+        }
+    }
+    if let Some(w) = stdin {
+        texts.push(&w.text);
+    }
+    let read_only_session = flag(&["-readonly", "--readonly", "-safe", "--safe"]);
+    if texts.is_empty() {
+        return read_only_session;
+    }
+    read_only_session
+        || texts.iter().all(|t| {
+            t.split(';')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .all(|stmt| {
+                    let first = stmt
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("")
+                        .to_ascii_lowercase();
+                    matches!(
+                        first.as_str(),
+                        "select"
+                            | "show"
+                            | "describe"
+                            | "desc"
+                            | "explain"
+                            | "pragma"
+                            | ".tables"
+                            | ".schema"
+                            | ".indexes"
+                            | ".databases"
+                            | "\\dt"
+                            | "\\d"
+                            | "\\l"
+                            | "\\dn"
+                            | "\\du"
+                            | "\\df"
+                            | "\\dv"
+                            | "table"
+                            | "values"
+                    ) && !stmt.to_ascii_lowercase().contains(" into ")
+                })
+        })
 }

@@ -318,7 +318,9 @@ impl Walker<'_> {
         for lit in findings.shell_strings {
             self.line(&lit, depth + 1);
         }
-        self.push(t, findings.finding);
+        let mut f = findings.finding;
+        f.effect.get_or_insert_with(|| format!("run(code {lang})"));
+        self.push(t, f);
     }
 
     /// awk programs: shell commands and files written from the program, else reads.
@@ -486,6 +488,53 @@ impl Walker<'_> {
         );
     }
 
+    /// fzf and its kin: the commands `--preview` and the `--bind` actions run, classified as
+    /// shell; `--listen-unsafe` lets other programs run commands through it.
+    pub(super) fn h_fzf(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let sc = &c.level.own.scan;
+        let mut commands: Vec<String> = sc.values(&["--preview"]).map(|w| w.text.clone()).collect();
+        for b in sc.values(&["--bind"]) {
+            commands.extend(bind_commands(&b.text));
+        }
+        if c.args()
+            .iter()
+            .any(|a| a.text.starts_with("--listen-unsafe"))
+        {
+            self.act(
+                c,
+                Act::NetListen,
+                "network-listen",
+                &format!(
+                    "{} --listen-unsafe lets other programs run commands through it",
+                    c.name
+                ),
+            );
+        }
+        let computed = sc.values(&["--preview", "--bind"]).any(|w| !w.literal);
+        if computed {
+            self.found(
+                c,
+                Effect::Run(Code::Computed),
+                "unknown-code",
+                "",
+                "fzf runs",
+            );
+        }
+        for cmd in commands {
+            self.line(
+                &cmd.replace("{}", "item").replace("{q}", "query"),
+                c.depth + 1,
+            );
+        }
+        let _ = leaf;
+        self.act(
+            c,
+            Act::ShellHarmless,
+            "harmless",
+            &format!("{} lets a person pick from a list", c.name),
+        );
+    }
+
     /// PowerShell command text, judged as a whole.
     pub(super) fn h_powershell(&mut self, c: &Handled<'_, '_, '_>) {
         let text = c
@@ -494,7 +543,8 @@ impl Walker<'_> {
             .map(|w| w.text.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        let f = super::super::powershell::powershell_finding(&text);
+        let mut f = super::super::powershell::powershell_finding(&text);
+        f.effect = Some("run(code powershell)".into());
         self.push(c.t(), f);
     }
 }
@@ -517,4 +567,80 @@ fn arithmetic_looks_valid(expr: &str) -> bool {
             ]);
     }
     true
+}
+
+/// Returns the commands of fzf `--bind` actions: `execute(CMD)`, `become:CMD`,
+/// `reload(CMD)`, `transform-…(CMD)` and the like, in either of fzf's two forms.
+fn bind_commands(spec: &str) -> Vec<String> {
+    const RUNS: &[&str] = &[
+        "execute",
+        "execute-silent",
+        "become",
+        "reload",
+        "reload-sync",
+        "preview",
+        "change-preview",
+        "transform",
+        "transform-header",
+        "transform-footer",
+        "transform-prompt",
+        "transform-query",
+        "transform-preview-label",
+        "transform-border-label",
+        "transform-list-label",
+        "transform-input-label",
+        "transform-header-label",
+        "transform-footer-label",
+        "transform-ghost",
+        "transform-pointer",
+        "transform-nth",
+        "transform-search",
+        "bg-transform",
+    ];
+    let mut out = Vec::new();
+    let b = spec.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let rest = &spec[i..];
+        let Some((name, after)) = RUNS
+            .iter()
+            .filter(|n| rest.starts_with(**n))
+            .max_by_key(|n| n.len())
+            .map(|n| (*n, &rest[n.len()..]))
+        else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
+        };
+        let at_boundary = i == 0 || matches!(b[i - 1], b':' | b'+' | b',');
+        if !at_boundary {
+            i += name.len();
+            continue;
+        }
+        let mut chars = after.chars();
+        match chars.next() {
+            Some(':') => {
+                // `action:CMD` runs to the end of the binding.
+                out.push(after[1..].to_owned());
+                break;
+            }
+            Some(
+                open @ ('(' | '[' | '{' | '<' | '~' | '!' | '@' | '#' | '$' | '%' | '^' | '&' | '*'
+                | ';' | '/' | '|'),
+            ) => {
+                let close = match open {
+                    '(' => ')',
+                    '[' => ']',
+                    '{' => '}',
+                    '<' => '>',
+                    other => other,
+                };
+                let body = &after[1..];
+                let end = body.find(close).unwrap_or(body.len());
+                out.push(body[..end].to_owned());
+                i += name.len() + 1 + end + 1;
+            }
+            _ => i += name.len(),
+        }
+    }
+    out
 }
