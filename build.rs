@@ -14,12 +14,16 @@
 #[allow(dead_code)]
 mod schema;
 
+#[path = "src/classify/pack/check.rs"]
+mod check;
+
 #[path = "build/packs.rs"]
 mod packs;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/classify/pack/schema.rs");
+    println!("cargo:rerun-if-changed=src/classify/pack/check.rs");
     let root = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
     if let Err(e) = packs::compile(&root.join("packs"), &out) {

@@ -14,8 +14,9 @@
 //! x86-64 Linux where rustup has added its target, the musl build (`cargo build --release
 //! --target x86_64-unknown-linux-musl`; docs/adr/0015-musl-build.md), in the same runs.
 //! `OATH_BENCH_TARGET=<triple>` measures that target's build alone; `OATH_BENCH_BIN=/path/to/oath`
-//! measures any other build of the same code alone, e.g. the dynamically linked one of the
-//! README's performance section (`RUSTFLAGS= cargo build --release`).
+//! measures any other build alone, e.g. the dynamically linked one of the README's performance
+//! section (`RUSTFLAGS= cargo build --release`), and `OATH_BENCH_BIN=/before/oath:/after/oath`
+//! several builds in the same interleaved runs (a change's before and after).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,14 +46,20 @@ const MUSL: &str = "x86_64-unknown-linux-musl";
 /// differ and the hot-function order (`linker/hot-functions.txt`) finds none of them: it took 25
 /// more page faults per hook and ~0.3 ms more than the release binary here.
 fn builds() -> Vec<Build> {
-    if let Some(bin) = std::env::var("OATH_BENCH_BIN")
+    if let Some(bins) = std::env::var("OATH_BENCH_BIN")
         .ok()
         .filter(|b| !b.is_empty())
     {
-        return vec![Build {
-            label: format!("`{bin}`"),
-            bin,
-        }];
+        // Several binaries, `:`-separated, are measured in the same interleaved runs
+        // (before and after a change).
+        return bins
+            .split(':')
+            .filter(|b| !b.is_empty())
+            .map(|bin| Build {
+                label: format!("`{bin}`"),
+                bin: bin.to_owned(),
+            })
+            .collect();
     }
     if let Some(target) = std::env::var("OATH_BENCH_TARGET")
         .ok()

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::check::check;
 use crate::schema::*;
 
 /// Reads, checks and compiles every pack of `dir`.

@@ -9,6 +9,7 @@ mod faults;
 mod install;
 mod kpt;
 mod observers;
+mod packs;
 mod payloads;
 mod secrets;
 mod strike;

@@ -294,3 +294,176 @@ fn clamp(i: i16, n: usize) -> usize {
         usize::from(i.unsigned_abs()).min(n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::schema::Pack;
+    use super::*;
+
+    fn pack(yaml: &str) -> &'static Entry {
+        let p: Pack = serde_saphyr::from_str(yaml).unwrap();
+        assert_eq!(super::super::check::check(&p), vec![]);
+        let p: &'static Pack = Box::leak(Box::new(p));
+        &p.programs[0]
+    }
+
+    fn words(line: &str) -> Vec<Word> {
+        line.split(' ')
+            .filter(|w| !w.is_empty())
+            .map(Word::lit)
+            .collect()
+    }
+
+    const TOOL: &str = r#"pack: t
+programs:
+  - name: tool
+    valued: [--region]
+    sub:
+      - name: [get, "list-*"]
+        rules: [{id: r, explain: x, act: remote.read}]
+      - name: group
+        sub_word: any
+        sub:
+          - name: [delete, "remove-*"]
+            rules: [{id: d, explain: x, act: remote.destroy}]
+          - name: [show]
+            rules: [{id: r, explain: x, act: remote.read}]
+        rules: [{id: c, explain: x, act: remote.change}]
+    rules: [{id: c, explain: x, act: remote.change}]
+"#;
+
+    #[test]
+    fn descent_follows_exact_names_patterns_and_any_word() {
+        let e = pack(TOOL);
+        for (line, sub, depth) in [
+            ("--region eu get x", "get", 2),
+            ("list-things", "list-things", 2),
+            ("group a b delete c", "group delete", 3),
+            ("group x remove-y", "group remove-y", 3),
+            ("group x", "group", 2),
+            ("unknown x", "", 1),
+            ("", "", 1),
+        ] {
+            let w = words(line);
+            let d = descend(e, &w);
+            assert_eq!((d.sub.as_str(), d.levels.len()), (sub, depth), "{line}");
+            assert!(!d.computed);
+        }
+        // The word where a subcommand should be is computed at run time.
+        let mut w = words("x get");
+        w[0].literal = false;
+        assert!(descend(e, &w).computed);
+    }
+
+    #[test]
+    fn a_levels_words_stop_at_the_next_subcommand_and_its_tail_holds_the_rest() {
+        let e = pack(TOOL);
+        let w = words("--region eu group a delete --force z");
+        let d = descend(e, &w);
+        let top = &d.levels[0];
+        assert_eq!(top.own.words.len(), 2);
+        assert_eq!(top.tail.words.len(), w.len());
+        assert!(top.tail.scan.has(&["--force"]));
+        assert!(!top.own.scan.has(&["--force"]));
+        let deepest = d.levels.last().unwrap();
+        let pos: Vec<&str> = deepest
+            .own
+            .scan
+            .pos
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect();
+        assert_eq!(pos, ["z"]);
+    }
+
+    fn holds_on(cond: &str, line: &str) -> bool {
+        let yaml = format!(
+            "pack: t\nprograms:\n  - name: c\n    valued: [-o, -X]\n    rules:\n      - when: {cond}\n        id: x\n        explain: x\n        act: remote.read\n      - {{id: y, explain: y, act: remote.read}}\n"
+        );
+        let e = pack(&yaml);
+        let w = words(line);
+        let d = descend(e, &w);
+        let credential = |w: &Word| w.text.ends_with(".pem");
+        let facts = Facts {
+            elevated: line.contains("ROOT"),
+            input: &[Carried::Secret],
+            credential: &credential,
+        };
+        holds(&e.rules[0], &d.levels[0].own, facts)
+    }
+
+    #[test]
+    fn conditions_table() {
+        for (cond, line, want) in [
+            ("{option: [-f]}", "-rf x", true),
+            ("{option: [-f]}", "-r x", false),
+            ("{option: [--force]}", "--force=yes", true),
+            ("{no_option: [-n]}", "-n", false),
+            ("{arg0: [drop]}", "drop x", true),
+            ("{arg0: [drop]}", "x drop", false),
+            ("{args_any: [\"+*\"]}", "origin +main", true),
+            ("{word: [--]}", "a -- b", true),
+            ("{every_word: [show, -a]}", "-a show", true),
+            ("{every_word: [show, -a]}", "-a set", false),
+            ("{every_word: [show]}", "", true),
+            (
+                "{value: {option: [-X], matches: [delete], icase: true}}",
+                "-X DELETE u",
+                true,
+            ),
+            (
+                "{value: {option: [-X], matches: [delete]}}",
+                "-X DELETE u",
+                false,
+            ),
+            (
+                "{value: {option: [-o], matches: [\"*.pem\"]}}",
+                "-o k.pem",
+                true,
+            ),
+            ("{no_args: true}", "-v", true),
+            ("{no_args: true}", "x", false),
+            ("{min_args: 2}", "a b", true),
+            ("{min_args: 2}", "a", false),
+            ("{elevated: true}", "ROOT", true),
+            ("{elevated: true}", "x", false),
+            ("{input: [secret]}", "x", true),
+            ("{input: [download]}", "x", false),
+            ("{credential_arg: true}", "a k.pem", true),
+            ("{credential_arg: true}", "a b", false),
+            ("{literal: true}", "a b", true),
+            ("{arg0: [drop], icase: true}", "DROP", true),
+            ("{any: [{arg0: [a]}, {arg0: [b]}]}", "b", true),
+            ("{not: [{arg0: [a]}, {arg0: [b]}]}", "b", false),
+            ("{not: [{arg0: [a]}]}", "c", true),
+            ("{option: [-f], arg0: [x]}", "-f y", false),
+        ] {
+            assert_eq!(holds_on(cond, line), want, "{cond} on `{line}`");
+        }
+    }
+
+    #[test]
+    fn selections_pick_positionals_options_and_alternatives() {
+        let e = pack(
+            "pack: t\nprograms:\n  - name: c\n    valued: [-o]\n    rules: [{id: x, explain: x, act: remote.read}]\n",
+        );
+        let w = words("a -o out b c");
+        let d = descend(e, &w);
+        let v = &d.levels[0].own;
+        let pick = |s: &str| -> Vec<String> {
+            select(&s.parse().unwrap(), v)
+                .into_iter()
+                .map(|w| w.map_or("<cwd>".to_owned(), |w| w.text))
+                .collect()
+        };
+        assert_eq!(pick("args"), ["a", "b", "c"]);
+        assert_eq!(pick("args[1:]"), ["b", "c"]);
+        assert_eq!(pick("args[:-1]"), ["a", "b"]);
+        assert_eq!(pick("args[-1]"), ["c"]);
+        assert_eq!(pick("args[9]"), Vec::<String>::new());
+        assert_eq!(pick("opt(-o)"), ["out"]);
+        assert_eq!(pick("opt(--output) | args[0]"), ["a"]);
+        assert_eq!(pick("opt(--output) | cwd"), ["<cwd>"]);
+        assert_eq!(pick("words").len(), 5);
+    }
+}

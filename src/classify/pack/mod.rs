@@ -2,6 +2,7 @@
 //! into static tables at build time ([`builtin`]); a user's packs are read at run time into
 //! the same types and looked up first, so they add programs or override built-in ones.
 
+pub mod check;
 pub mod schema;
 
 mod matcher;
@@ -109,7 +110,7 @@ mod tests {
     #[test]
     fn every_built_in_pack_passes_the_check() {
         for p in builtin() {
-            assert_eq!(schema::check(p), vec![], "{}", p.pack);
+            assert_eq!(check::check(p), vec![], "{}", p.pack);
         }
     }
 }

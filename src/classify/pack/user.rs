@@ -6,7 +6,8 @@
 
 use std::path::Path;
 
-use super::schema::{Pack, check};
+use super::check::check;
+use super::schema::Pack;
 
 /// Largest pack file read (256 KiB).
 const MAX_PACK_BYTES: u64 = 256 * 1024;
