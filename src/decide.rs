@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::classify::{Classification, Risk};
+use crate::classify::{Classification, Kind, Risk};
 use crate::phase::{Phase, PhaseRule};
 use crate::protocol::PermissionDecision;
 use crate::rules::{RuleKind, RuleMatch};
@@ -110,15 +110,22 @@ pub struct Verdict {
 }
 
 /// Decides one call.
+///
+/// The kind of risk decides first: catastrophic is denied at any trust (no rule lifts it);
+/// irreversible and not understood are asked at any trust (only a user's allow rule lets them
+/// through); reversible work is decided by trust and risk through the seed's formula (allow
+/// above the auto-approve threshold, no opinion between, ask below). A deny rule, the phase and
+/// a standing 3-strike escalation can only tighten.
 pub fn decide(i: &Inputs<'_>) -> Verdict {
     let c = i.class;
     let auto = autonomy(i.trust, c.risk, i.weights);
     let mut trace = vec![format!(
-        "classified {} risk {} (value {}, complexity {}) by rule {}: {}",
+        "classified {} risk {} (value {}, complexity {}), {} by rule {}: {}",
         c.domain,
         c.risk,
         c.risk.value(),
         c.complexity,
+        c.kind,
         c.rule,
         c.reason
     )];
@@ -131,35 +138,50 @@ pub fn decide(i: &Inputs<'_>) -> Verdict {
         i.trust,
         auto
     ));
-    let trust_decision = if c.risk == Risk::Critical {
-        Decision::Deny
-    } else if auto > i.thresholds.auto_approve_threshold {
+    let formula = if auto > i.thresholds.auto_approve_threshold {
         Decision::Allow
     } else if auto >= i.thresholds.human_required_threshold {
         Decision::NoOpinion
     } else {
         Decision::Ask
     };
-    trace.push(format!(
-        "trust alone: {} (allow above {}, ask below {})",
-        trust_decision.as_str(),
-        i.thresholds.auto_approve_threshold,
-        i.thresholds.human_required_threshold
-    ));
+    let trust_decision = match c.kind {
+        Kind::Catastrophic => Decision::Deny,
+        Kind::Irreversible | Kind::NotUnderstood => Decision::Ask,
+        Kind::Reversible => formula,
+    };
+    match c.kind {
+        Kind::Reversible => trace.push(format!(
+            "reversible: trust decides: {} (allow above {}, ask below {})",
+            formula.as_str(),
+            i.thresholds.auto_approve_threshold,
+            i.thresholds.human_required_threshold
+        )),
+        Kind::Catastrophic => {
+            trace.push("catastrophic: denied at any trust, whatever a rule says".to_owned())
+        }
+        kind => trace.push(format!(
+            "{kind}: asked at any trust (the formula alone would say {}); only a user's allow rule lets it through",
+            formula.as_str()
+        )),
+    }
     let facts = format!(
-        "{} risk {}, trust {:.2}, autonomy {:.2}",
-        c.domain, c.risk, i.trust, auto
+        "{} {} risk {}, trust {:.2}, autonomy {:.2}",
+        c.domain, c.kind, c.risk, i.trust, auto
     );
+    let safer = c
+        .alternative
+        .as_deref()
+        .map(|a| format!(" Safer: {a}."))
+        .unwrap_or_default();
     let (decision, why) = 'decide: {
-        if c.risk == Risk::Critical {
-            let alt = c
-                .alternative
-                .as_deref()
-                .map(|a| format!(" Safer: {a}."))
-                .unwrap_or_default();
+        if c.kind == Kind::Catastrophic {
             break 'decide (
                 Decision::Deny,
-                format!("critical risk is denied at any trust: {}.{alt}", c.reason),
+                format!(
+                    "catastrophic, denied at any trust (rule {}): {}.{safer}",
+                    c.rule, c.reason
+                ),
             );
         }
         if let Some(r) = i.rule.as_ref().filter(|r| r.kind == RuleKind::Deny) {
@@ -194,30 +216,26 @@ pub fn decide(i: &Inputs<'_>) -> Verdict {
             }
         }
         let mut decision = trust_decision;
-        let mut why = match trust_decision {
-            Decision::Allow => "trust allows this".to_owned(),
-            Decision::NoOpinion => "no opinion: Claude Code's permission rules decide".to_owned(),
-            Decision::Ask => "trust is too low for this risk".to_owned(),
-            Decision::Deny => unreachable!("critical handled above"),
+        let mut why = match c.kind {
+            Kind::Irreversible => format!(
+                "irreversible, asked at any trust: earned trust never approves what nothing brings back (rule {}): {}.{safer}",
+                c.rule, c.reason
+            ),
+            Kind::NotUnderstood => format!(
+                "not understood, asked at any trust: oath cannot tell what this does (rule {}): {}.{safer}",
+                c.rule, c.reason
+            ),
+            _ => match trust_decision {
+                Decision::Allow => "trust allows this".to_owned(),
+                Decision::NoOpinion => {
+                    "no opinion: Claude Code's permission rules decide".to_owned()
+                }
+                _ => format!(
+                    "trust is too low for this risk (rule {}): {}.{safer}",
+                    c.rule, c.reason
+                ),
+            },
         };
-        // A line oath could not parse may hide anything (bash runs the lines before a syntax
-        // error): earned trust does not approve it; only the user's own allow rule can.
-        if let Some(p) = c
-            .parts
-            .iter()
-            .find(|p| crate::classify::not_understood(&p.rule))
-            && decision == Decision::Allow
-        {
-            trace.push(format!(
-                "rule {}: not understood, so trust does not allow it",
-                p.rule
-            ));
-            decision = Decision::Ask;
-            why = format!(
-                "part of this command was not understood ({}), and oath never lets trust alone approve what it cannot read",
-                p.rule
-            );
-        }
         if let Some(r) = &i.rule {
             match r.kind {
                 RuleKind::Ask if decision < Decision::Ask => {
@@ -227,6 +245,7 @@ pub fn decide(i: &Inputs<'_>) -> Verdict {
                 RuleKind::Allow
                     if decision > Decision::Allow || decision == Decision::NoOpinion =>
                 {
+                    trace.push(format!("user rule {} allows it", r.id));
                     decision = Decision::Allow;
                     why = rule_reason(r, "allows this");
                 }
@@ -297,7 +316,7 @@ pub fn routed_input(tool_input: &Value, model: Model) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classify::Domain;
+    use crate::classify::{Domain, Kind};
 
     fn verdict(
         risk: Risk,
@@ -319,17 +338,25 @@ mod tests {
     }
 
     #[test]
-    fn what_was_not_understood_is_never_approved_by_trust() {
+    fn kinds_decide_before_trust() {
         let (weights, thresholds) = (RiskWeights::default(), AutonomyParams::default());
-        for rule in crate::classify::NOT_UNDERSTOOD_RULES {
-            let class = Classification::single("x", Domain::ShellExec, Risk::High, rule, "test");
-            let run = |trust, allow_rule: bool| {
+        for (kind, risk, at_full, allowed_by_rule) in [
+            (Kind::NotUnderstood, Risk::High, Decision::Ask, true),
+            (Kind::Irreversible, Risk::High, Decision::Ask, true),
+            (Kind::Irreversible, Risk::Medium, Decision::Ask, true),
+            (Kind::Catastrophic, Risk::Critical, Decision::Deny, false),
+            (Kind::Reversible, Risk::High, Decision::Allow, true),
+        ] {
+            let mut class =
+                Classification::single("x", Domain::ShellExec, risk, "some-rule", "does x");
+            class.kind = kind;
+            let run = |trust, rule: Option<RuleKind>| {
                 decide(&Inputs {
                     class: &class,
                     trust,
                     phase: None,
-                    rule: allow_rule.then(|| RuleMatch {
-                        kind: RuleKind::Allow,
+                    rule: rule.map(|kind| RuleMatch {
+                        kind,
                         id: "rules.x[0]".into(),
                         reason: None,
                     }),
@@ -338,13 +365,46 @@ mod tests {
                     thresholds: &thresholds,
                 })
             };
-            let full = run(1.0, false);
-            assert_eq!(full.decision, Decision::Ask, "{rule}: {}", full.reason);
-            assert!(full.reason.contains("not understood"), "{}", full.reason);
-            assert_eq!(run(0.3, false).decision, Decision::NoOpinion);
-            // The user's own allow rule still decides.
-            assert_eq!(run(1.0, true).decision, Decision::Allow, "{rule}");
+            let full = run(1.0, None);
+            assert_eq!(
+                full.decision, at_full,
+                "{kind} at full trust: {}",
+                full.reason
+            );
+            if kind != Kind::Reversible {
+                assert_eq!(run(0.3, None).decision, at_full, "{kind} at initial trust");
+                assert!(full.reason.contains(kind.as_str()), "{}", full.reason);
+                assert!(full.reason.contains("some-rule"), "{}", full.reason);
+            }
+            // The user's own allow rule decides what trust cannot; never a catastrophe.
+            let allowed = run(1.0, Some(RuleKind::Allow)).decision == Decision::Allow;
+            assert_eq!(allowed, allowed_by_rule, "{kind} with an allow rule");
+            assert_eq!(run(1.0, Some(RuleKind::Deny)).decision, Decision::Deny);
         }
+    }
+
+    #[test]
+    fn a_safer_way_is_named_when_there_is_one() {
+        let mut class = Classification::single(
+            "git reset --hard",
+            Domain::GitLocal,
+            Risk::High,
+            "git-reset-hard",
+            "throws away uncommitted changes",
+        );
+        class.kind = Kind::Irreversible;
+        class.alternative = Some("git stash".into());
+        let v = decide(&Inputs {
+            class: &class,
+            trust: 1.0,
+            phase: None,
+            rule: None,
+            strike: None,
+            weights: &RiskWeights::default(),
+            thresholds: &AutonomyParams::default(),
+        });
+        assert_eq!(v.decision, Decision::Ask);
+        assert!(v.reason.contains("Safer: git stash."), "{}", v.reason);
     }
 
     #[test]
@@ -425,7 +485,7 @@ mod tests {
         let v = verdict(Risk::High, 0.1, None, None, None);
         assert!(
             v.reason
-                .contains("shell_exec risk high, trust 0.10, autonomy 0.34"),
+                .contains("shell_exec reversible risk high, trust 0.10, autonomy 0.34"),
             "{}",
             v.reason
         );

@@ -61,6 +61,9 @@ pub fn classify_context(
         env.home.as_deref(),
         protected,
     )
+    .with_worktree(std::sync::Arc::new(crate::worktree::GitWorktree::new(
+        &project.root,
+    )))
 }
 
 /// A tool call as the gate sees it.

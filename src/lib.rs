@@ -10,7 +10,7 @@
 //! | after tools | [`outcome`] (trust updates, outcome records), [`observers`] (user commands) |
 //! | 3-strike protocol | [`strike`] |
 //! | retrospectives | [`transcript`], [`kpt`] |
-//! | files | [`project`] (where), [`state`] (locked atomic files), [`audit`], [`redact`] |
+//! | files | [`project`] (where), [`state`] (locked atomic files), [`audit`], [`redact`], [`worktree`] (what git would lose) |
 //! | configuration | [`config`], [`suggest`] ("did you mean") |
 //! | people | [`cli`], [`cmd`], [`ui`], [`error`] |
 //! | ambient | [`clock`], [`env`](mod@env), [`startup`] (the glibc build's own start) |
@@ -44,3 +44,4 @@ pub mod suggest;
 pub mod transcript;
 pub mod trust;
 pub mod ui;
+pub mod worktree;

@@ -77,12 +77,15 @@ impl Phase {
         use PhaseRule::*;
         match self {
             Self::Planning => match domain {
-                FileWrite | FileWriteSrc | ShellExec | GitRemote | Package => Denied,
+                FileWrite | FileWriteSrc | ShellExec | GitRemote | Package | Build | FileDelete
+                | Container | Infra | Cloud | Database | Remote | Publish | NetworkWrite
+                | System | Unknown => Denied,
                 _ => Allowed,
             },
             Self::Building => match domain {
-                GitRemote => Denied,
-                ShellExec | GitLocal => TrustGated,
+                GitRemote | Publish => Denied,
+                ShellExec | GitLocal | Build | FileDelete | Container | Infra | Cloud
+                | Database | Remote | NetworkWrite | System | Unknown => TrustGated,
                 _ => Allowed,
             },
             Self::Auditing => match domain {

@@ -81,11 +81,44 @@ pub enum Domain {
     /// Everything else.
     #[serde(rename = "_global")]
     Global,
+    /// Building, linting and running the project's own scripts.
+    #[serde(rename = "build")]
+    Build,
+    /// Deleting files.
+    #[serde(rename = "file_delete")]
+    FileDelete,
+    /// Containers and images on this machine.
+    #[serde(rename = "container")]
+    Container,
+    /// Infrastructure and clusters (terraform, kubectl, helm, ansible).
+    #[serde(rename = "infra")]
+    Infra,
+    /// Cloud providers' resources (aws, gcloud, az, hosting platforms).
+    #[serde(rename = "cloud")]
+    Cloud,
+    /// Databases.
+    #[serde(rename = "database")]
+    Database,
+    /// Other remote services (secrets managers, queues, SaaS CLIs, backups).
+    #[serde(rename = "remote")]
+    Remote,
+    /// Publishing to package registries.
+    #[serde(rename = "publish")]
+    Publish,
+    /// Sending data over the network (POST, PUT, mail, uploads).
+    #[serde(rename = "network_write")]
+    NetworkWrite,
+    /// The local system: services, accounts, scheduled jobs, root rights.
+    #[serde(rename = "system")]
+    System,
+    /// Programs no pack describes.
+    #[serde(rename = "unknown")]
+    Unknown,
 }
 
 impl Domain {
     /// Every domain.
-    pub const ALL: [Domain; 14] = [
+    pub const ALL: [Domain; 25] = [
         Self::FileRead,
         Self::FileWrite,
         Self::FileWriteSrc,
@@ -100,6 +133,17 @@ impl Domain {
         Self::Mcp,
         Self::Subagent,
         Self::Global,
+        Self::Build,
+        Self::FileDelete,
+        Self::Container,
+        Self::Infra,
+        Self::Cloud,
+        Self::Database,
+        Self::Remote,
+        Self::Publish,
+        Self::NetworkWrite,
+        Self::System,
+        Self::Unknown,
     ];
 
     /// Returns the name used in state files and the audit trail.
@@ -119,6 +163,17 @@ impl Domain {
             Self::Mcp => "mcp",
             Self::Subagent => "subagent",
             Self::Global => "_global",
+            Self::Build => "build",
+            Self::FileDelete => "file_delete",
+            Self::Container => "container",
+            Self::Infra => "infra",
+            Self::Cloud => "cloud",
+            Self::Database => "database",
+            Self::Remote => "remote",
+            Self::Publish => "publish",
+            Self::NetworkWrite => "network_write",
+            Self::System => "system",
+            Self::Unknown => "unknown",
         }
     }
 
@@ -127,10 +182,22 @@ impl Domain {
     /// ones, so `git commit && git push` is judged with `git_remote` trust.
     pub fn sensitivity(self) -> u8 {
         match self {
-            Self::GitRemote | Self::Network => 5,
-            Self::Package | Self::Mcp => 4,
-            Self::ShellExec | Self::Subagent => 3,
-            Self::FileWrite | Self::FileWriteSrc | Self::DocsWrite | Self::GitLocal => 2,
+            Self::GitRemote
+            | Self::Network
+            | Self::NetworkWrite
+            | Self::Publish
+            | Self::Infra
+            | Self::Cloud
+            | Self::Database
+            | Self::Remote
+            | Self::System => 5,
+            Self::Package | Self::Mcp | Self::Container => 4,
+            Self::ShellExec | Self::Subagent | Self::FileDelete | Self::Unknown => 3,
+            Self::FileWrite
+            | Self::FileWriteSrc
+            | Self::DocsWrite
+            | Self::GitLocal
+            | Self::Build => 2,
             Self::FileRead | Self::GitRead | Self::TestRun | Self::Global => 1,
         }
     }
@@ -212,6 +279,66 @@ impl fmt::Display for Risk {
     }
 }
 
+/// The kind of risk: what may decide it, ordered so that the worst of several is their `max`.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Git, a rebuild or the remote brings it back: trust decides (the seed's formula).
+    #[default]
+    Reversible,
+    /// oath cannot tell what it does (a computed name or path, code it cannot read): asked at
+    /// any trust.
+    NotUnderstood,
+    /// Nothing brings it back (uncommitted work, files outside the project, remote data,
+    /// published packages, the system's state): asked at any trust; only a user's own rule
+    /// may allow it.
+    Irreversible,
+    /// Destroys home, system or other users' data or disks, runs downloaded code, opens a
+    /// reverse shell, sends credentials away, switches oath off: denied at any trust.
+    Catastrophic,
+}
+
+impl Kind {
+    /// Returns the kind a finding has when only its risk is known: critical is catastrophic,
+    /// anything else reversible.
+    pub fn of_risk(risk: Risk) -> Self {
+        if risk == Risk::Critical {
+            Self::Catastrophic
+        } else {
+            Self::Reversible
+        }
+    }
+
+    /// Returns the snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Reversible => "reversible",
+            Self::NotUnderstood => "not_understood",
+            Self::Irreversible => "irreversible",
+            Self::Catastrophic => "catastrophic",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The classification of one part of a call (one command of a shell line, or the whole call
 /// for other tools).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -222,6 +349,8 @@ pub struct Part {
     pub domain: Domain,
     /// Its risk.
     pub risk: Risk,
+    /// Its kind of risk.
+    pub kind: Kind,
     /// Id of the rule that decided (kebab-case), for `oath explain` and the audit.
     pub rule: String,
     /// Why, in a short sentence.
@@ -242,6 +371,8 @@ pub struct Classification {
     pub domain: Domain,
     /// Worst risk of all parts.
     pub risk: Risk,
+    /// Kind of risk of the deciding part (the worst kind of all parts).
+    pub kind: Kind,
     /// Complexity derived from the risk.
     pub complexity: f64,
     /// Id of the rule of the riskiest part.
@@ -265,15 +396,16 @@ impl Classification {
     /// equal risk above low the more sensitive domain ([`Domain::sensitivity`]), among low
     /// parts one outside `shell_exec` (`cd x && cargo test` is test work), then the first.
     pub fn from_parts(parts: Vec<Part>, alternative: Option<String>) -> Self {
-        let (domain, risk, rule, reason) =
-            match worst_index(parts.iter().map(|p| (p.risk, p.domain))) {
+        let (domain, risk, kind, rule, reason) =
+            match worst_index(parts.iter().map(|p| (p.kind, p.risk, p.domain))) {
                 Some(i) => {
                     let w = &parts[i];
-                    (w.domain, w.risk, w.rule.clone(), w.reason.clone())
+                    (w.domain, w.risk, w.kind, w.rule.clone(), w.reason.clone())
                 }
                 None => (
                     Domain::ShellExec,
                     Risk::Low,
+                    Kind::Reversible,
                     "empty".into(),
                     "nothing to run".into(),
                 ),
@@ -281,6 +413,7 @@ impl Classification {
         Self {
             domain,
             risk,
+            kind,
             complexity: risk.complexity(),
             rule,
             reason,
@@ -303,6 +436,7 @@ impl Classification {
                 text: text.into(),
                 domain,
                 risk,
+                kind: Kind::of_risk(risk),
                 rule: rule.into(),
                 reason: reason.into(),
                 effect: None,
@@ -313,23 +447,58 @@ impl Classification {
     }
 }
 
-/// Returns the index of the deciding part among (risk, domain) pairs.
-pub(crate) fn worst_index(parts: impl Iterator<Item = (Risk, Domain)>) -> Option<usize> {
+/// Returns the index of the deciding part among (kind, risk, domain) triples: the worst kind,
+/// then the highest risk, then (above low) the more sensitive domain.
+pub(crate) fn worst_index(parts: impl Iterator<Item = (Kind, Risk, Domain)>) -> Option<usize> {
     parts
         .enumerate()
         .max_by(|(ia, a), (ib, b)| {
-            let by_domain = if a.0 > Risk::Low {
-                a.1.sensitivity().cmp(&b.1.sensitivity())
+            let by_domain = if a.1 > Risk::Low {
+                a.2.sensitivity().cmp(&b.2.sensitivity())
             } else {
                 // Among harmless parts, `cd x && cargo test` is test work, not shell work.
-                (a.1 != Domain::ShellExec).cmp(&(b.1 != Domain::ShellExec))
+                (a.2 != Domain::ShellExec).cmp(&(b.2 != Domain::ShellExec))
             };
-            a.0.cmp(&b.0).then(by_domain).then(ib.cmp(ia))
+            a.0.cmp(&b.0)
+                .then(a.1.cmp(&b.1))
+                .then(by_domain)
+                .then(ib.cmp(ia))
         })
         .map(|(i, _)| i)
 }
 
-/// What classification needs to know about the surroundings: paths only, no I/O.
+/// What throwing a path (or the working tree's changes) away would lose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loses {
+    /// Nothing git or a rebuild cannot bring back (tracked and unchanged, ignored, absent).
+    Nothing,
+    /// Work: untracked files that are not ignored, uncommitted changes, or a project git
+    /// does not keep.
+    Work,
+}
+
+/// Answers what deleting inside the project, or discarding the working tree's changes, would
+/// lose. The gate asks the project's git (I/O at the edge); without one, classification
+/// assumes work would be lost.
+pub trait Worktree: Send + Sync {
+    /// Returns what deleting `path` (a file or a tree) would lose.
+    fn loses(&self, path: &Path) -> Loses;
+    /// Returns what discarding the working tree's uncommitted changes would lose.
+    fn changes(&self) -> Loses;
+}
+
+/// A shared [`Worktree`].
+#[derive(Clone)]
+pub struct WorktreeRef(pub std::sync::Arc<dyn Worktree>);
+
+impl fmt::Debug for WorktreeRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Worktree")
+    }
+}
+
+/// What classification needs to know about the surroundings: paths, and through a
+/// [`Worktree`] what git would lose (the only I/O, done by the caller's oracle).
 ///
 /// Every path is stored lexically normalised (no `.`, `..`, repeated or trailing slashes), so
 /// the classifier compares them as bytes instead of re-parsing components for each word.
@@ -341,6 +510,7 @@ pub struct Context {
     protected: Vec<PathBuf>,
     expanded_commands: bool,
     user_packs: &'static [pack::schema::Pack],
+    worktree: Option<WorktreeRef>,
 }
 
 impl Context {
@@ -368,7 +538,31 @@ impl Context {
             project_root: root,
             expanded_commands: false,
             user_packs: &[],
+            worktree: None,
         }
+    }
+
+    /// Returns the context with a worktree oracle (what deleting or discarding would lose).
+    pub fn with_worktree(self, worktree: std::sync::Arc<dyn Worktree>) -> Self {
+        Self {
+            worktree: Some(WorktreeRef(worktree)),
+            ..self
+        }
+    }
+
+    /// Returns what deleting `path` inside the project would lose (work, without an oracle).
+    pub fn loses(&self, path: &Path) -> Loses {
+        self.worktree
+            .as_ref()
+            .map_or(Loses::Work, |w| w.0.loses(path))
+    }
+
+    /// Returns what discarding the working tree's changes would lose (work, without an
+    /// oracle).
+    pub fn worktree_changes(&self) -> Loses {
+        self.worktree
+            .as_ref()
+            .map_or(Loses::Work, |w| w.0.changes())
     }
 
     /// Returns the context with a user's packs, looked up before the built-in ones.
@@ -422,20 +616,6 @@ impl Context {
     pub fn expanded_commands(&self) -> bool {
         self.expanded_commands
     }
-}
-
-/// Rules of the findings that say oath could not read (part of) a shell line.
-pub const NOT_UNDERSTOOD_RULES: &[&str] = &[
-    "too-long",
-    "too-deep",
-    "unparseable",
-    "parser-failure",
-    "parser-timeout",
-];
-
-/// Returns whether a rule id says oath could not read (part of) the line.
-pub fn not_understood(rule: &str) -> bool {
-    NOT_UNDERSTOOD_RULES.contains(&rule)
 }
 
 /// Classifies one tool call.

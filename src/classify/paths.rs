@@ -57,6 +57,10 @@ pub(crate) struct Target {
     pub account_db: bool,
     /// It is the user's home directory itself.
     pub home_itself: bool,
+    /// It is CI configuration in the project (runs code with the repository's secrets).
+    pub ci_config: bool,
+    /// It is a project file that tools run as code (test set-up, commit hooks, `.envrc`).
+    pub exec_config: bool,
     /// The path as shown in messages.
     shown: String,
 }
@@ -72,6 +76,8 @@ impl Target {
             shell_rc: false,
             account_db: false,
             home_itself: false,
+            ci_config: false,
+            exec_config: false,
             shown: String::new(),
         }
     }
@@ -561,6 +567,30 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
         Zone::Elsewhere
     };
     let home_itself = pb == home;
+    let rel = if in_root { rel_of(root) } else { String::new() };
+    let ci_config = in_root
+        && (rel.starts_with(".github/workflows/")
+            || rel.starts_with(".circleci/")
+            || rel.starts_with(".buildkite/")
+            || rel.starts_with(".gitlab/ci")
+            || matches!(
+                rel.as_str(),
+                ".gitlab-ci.yml"
+                    | "Jenkinsfile"
+                    | "azure-pipelines.yml"
+                    | ".drone.yml"
+                    | "bitbucket-pipelines.yml"
+                    | ".travis.yml"
+            ));
+    let exec_config = in_root
+        && (name == "conftest.py"
+            || rel.starts_with(".husky/")
+            || rel.starts_with(".githooks/")
+            || rel.starts_with(".devcontainer/")
+            || matches!(
+                rel.as_str(),
+                ".pre-commit-config.yaml" | ".envrc" | ".vscode/tasks.json" | ".lefthook.yml"
+            ));
     Target {
         path: Some(p),
         zone,
@@ -570,6 +600,8 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
         shell_rc,
         account_db,
         home_itself,
+        ci_config,
+        exec_config,
         shown,
     }
 }

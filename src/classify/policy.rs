@@ -1,11 +1,13 @@
-//! The policy: one function turns each effect into a domain and a risk, with the rule that
-//! decided and why. Packs and the walker say what a command does; only this module says how
-//! dangerous that is.
+//! The policy: one function turns each effect into a domain, a risk and a kind of risk, with
+//! the rule that decided and why. Packs and the walker say what a command does; only this
+//! module says how dangerous that is.
 //!
-//! Risks are today's (the safety-policy issue moves them): reads are low, ordinary changes
-//! medium, destructive or far-reaching work high, and critical what no trust may allow
-//! (destroying home or system data, running downloaded code, sending credentials away,
-//! switching oath off).
+//! Three kinds of risk decide (ADR 0020): *catastrophic* (destroying home, system or other
+//! users' data or disks, running downloaded code, reverse shells, sending credentials away,
+//! switching oath off) is denied at any trust; *irreversible* (what neither git, a rebuild nor
+//! the remote brings back: uncommitted work, files outside the project, remote data, published
+//! packages, persistence, privileges) and *not understood* are asked at any trust;
+//! *reversible* work earns autonomy by the seed's formula, its risk (low … high) weighing in.
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -14,7 +16,7 @@ use super::effect::{Code, Effect, Request};
 use super::pack::schema::{Act, PathNote};
 use super::paths::{Target, Zone};
 use super::rule::Finding;
-use super::{Domain, Risk};
+use super::{Context, Domain, Kind, Loses, Risk};
 
 /// What the rule that found an effect says about it.
 #[derive(Debug, Clone, Copy)]
@@ -30,12 +32,9 @@ pub(crate) struct Said<'a> {
 }
 
 /// Returns the finding for one effect.
-pub(crate) fn finding(effect: &Effect, said: Said<'_>) -> Finding {
+pub(crate) fn finding(effect: &Effect, said: Said<'_>, ctx: &Context) -> Finding {
     let mut f = match effect {
-        Effect::Act(a) => {
-            let (domain, risk) = act(*a);
-            Finding::new(domain, risk, said.id.to_owned(), said.explain)
-        }
+        Effect::Act(a) => act_finding(*a, said, ctx),
         Effect::Read(t) => read_finding(t, said.verb),
         Effect::Write(t, note) => {
             let f = write_finding(t, said.verb);
@@ -52,7 +51,7 @@ pub(crate) fn finding(effect: &Effect, said: Said<'_>) -> Finding {
             target,
             recursive,
             note,
-        } => delete(target, said.verb, *recursive, *note),
+        } => delete(target, said.verb, *recursive, *note, ctx),
         Effect::Chmod {
             target,
             program,
@@ -79,7 +78,8 @@ pub(crate) fn finding(effect: &Effect, said: Said<'_>) -> Finding {
             Risk::High,
             said.id.to_owned(),
             said.explain,
-        ),
+        )
+        .kind(Kind::NotUnderstood),
     };
     if f.alternative.is_none()
         && let Some(s) = said.safer
@@ -89,63 +89,102 @@ pub(crate) fn finding(effect: &Effect, said: Said<'_>) -> Finding {
     f
 }
 
-/// Returns the domain and risk of acting on a system other than files.
-pub(crate) fn act(a: Act) -> (Domain, Risk) {
+/// Returns the domain, risk and kind of acting on a system other than files.
+pub(crate) fn act(a: Act) -> (Domain, Risk, Kind) {
     use Act::*;
     use Domain as D;
+    use Kind::{Catastrophic as Cat, Irreversible as Irr, NotUnderstood as Nu, Reversible as Rev};
     use Risk as R;
     match a {
-        VcsRead => (D::GitRead, R::Low),
-        VcsChange => (D::GitLocal, R::Medium),
-        VcsDestroy | VcsConfigure => (D::GitLocal, R::High),
-        VcsRemoteRead => (D::GitRemote, R::Low),
-        VcsRemoteReceive | VcsRemoteChange => (D::GitRemote, R::Medium),
-        VcsRemoteDestroy | VcsRemoteSend => (D::GitRemote, R::High),
-        HostingRead => (D::GitRemote, R::Low),
-        HostingChange => (D::GitRemote, R::Medium),
-        HostingDestroy | HostingCredentials => (D::GitRemote, R::High),
-        SecretsRead => (D::FileRead, R::High),
-        PackageRead => (D::Package, R::Low),
-        PackageInstall | PackageRun => (D::Package, R::Medium),
-        PackageGlobal | PackageSystem => (D::Package, R::High),
-        RegistryPublish => (D::Network, R::High),
-        BuildRun | ScriptRun | ToolRun => (D::ShellExec, R::Medium),
-        TestRun => (D::TestRun, R::Low),
-        LintRun => (D::ShellExec, R::Low),
-        ServiceRead | ScheduleRead | SystemRead => (D::ShellExec, R::Low),
+        VcsRead => (D::GitRead, R::Low, Rev),
+        VcsChange => (D::GitLocal, R::Medium, Rev),
+        VcsDiscard | VcsDestroy | VcsConfigure => (D::GitLocal, R::High, Irr),
+        VcsRemoteRead => (D::GitRemote, R::Low, Rev),
+        VcsRemoteReceive | VcsRemoteChange => (D::GitRemote, R::Medium, Rev),
+        VcsRemoteDestroy | VcsRemoteSend => (D::GitRemote, R::High, Irr),
+        HostingRead => (D::GitRemote, R::Low, Rev),
+        HostingChange => (D::GitRemote, R::Medium, Rev),
+        HostingDestroy | HostingCredentials => (D::GitRemote, R::High, Irr),
+        SecretsRead => (D::FileRead, R::High, Irr),
+        PackageRead => (D::Package, R::Low, Rev),
+        PackageInstall | PackageRun => (D::Package, R::Medium, Rev),
+        PackageGlobal | PackageSystem => (D::Package, R::High, Irr),
+        RegistryPublish => (D::Publish, R::High, Irr),
+        BuildRun | ScriptRun | ToolRun => (D::Build, R::Medium, Rev),
+        LintRun => (D::Build, R::Low, Rev),
+        TestRun => (D::TestRun, R::Low, Rev),
+        FilesTrash => (D::FileDelete, R::Medium, Rev),
+        ServiceRead | ScheduleRead | SystemRead => (D::System, R::Low, Rev),
+        ProcessChange | PrivilegeAdmin => (D::System, R::Medium, Rev),
         ServiceChange | PowerChange | ProcessDestroy | ScheduleChange | AccountChange
-        | SystemChange | DiskDestroy | NamespaceRun | PrivilegeElevate | PrivilegeShell => {
-            (D::ShellExec, R::High)
+        | SystemChange | DiskDestroy | PrivilegeElevate | PrivilegeShell => {
+            (D::System, R::High, Irr)
         }
-        ProcessChange | PrivilegeAdmin => (D::ShellExec, R::Medium),
-        ContainerRead | ClusterRead | CloudRead | InfraRead | RemoteRead | DatabaseRead => {
-            (D::ShellExec, R::Low)
-        }
-        ContainerChange | ClusterChange | CloudChange | InfraChange | DatabaseChange
-        | RemoteChange => (D::ShellExec, R::Medium),
-        ContainerDestroy | ContainerPrivileged | ClusterDeploy | ClusterDestroy | CloudDestroy
-        | InfraDeploy | InfraDestroy | DatabaseDestroy | RemoteDestroy => (D::ShellExec, R::High),
-        NetReceive => (D::Network, R::Medium),
-        NetConnect | NetListen | NetSend | NetCopy | NetProxy => (D::Network, R::High),
-        NetShell | NetExfiltrate => (D::Network, R::Critical),
-        ShellHarmless | ShellDecode => (D::ShellExec, R::Low),
-        ShellInteractive | ShellUnknownCode => (D::ShellExec, R::High),
-        EditorOpen | FilesTrash => (D::FileWrite, R::Medium),
-        DesktopOpen => (D::ShellExec, R::Medium),
-        AgentRun => (D::Subagent, R::High),
-        AgentRead | OathRead => (D::Global, R::Low),
-        OathChange => (D::Global, R::High),
+        NamespaceRun => (D::System, R::High, Nu),
+        ContainerRead => (D::Container, R::Low, Rev),
+        ContainerChange => (D::Container, R::Medium, Rev),
+        ContainerRemove => (D::Container, R::High, Rev),
+        ContainerDestroy | ContainerPrivileged => (D::Container, R::High, Irr),
+        ClusterRead | InfraRead => (D::Infra, R::Low, Rev),
+        ClusterChange | InfraChange => (D::Infra, R::Medium, Rev),
+        ClusterDeploy | InfraDeploy => (D::Infra, R::High, Rev),
+        ClusterDestroy | InfraDestroy => (D::Infra, R::High, Irr),
+        CloudRead => (D::Cloud, R::Low, Rev),
+        CloudChange => (D::Cloud, R::Medium, Rev),
+        CloudDestroy => (D::Cloud, R::High, Irr),
+        DatabaseRead => (D::Database, R::Low, Rev),
+        DatabaseChange => (D::Database, R::Medium, Rev),
+        DatabaseDestroy => (D::Database, R::High, Irr),
+        RemoteRead => (D::Remote, R::Low, Rev),
+        RemoteChange => (D::Remote, R::Medium, Rev),
+        RemoteDestroy => (D::Remote, R::High, Irr),
+        NetReceive => (D::Network, R::Medium, Rev),
+        NetConnect | NetListen | NetProxy => (D::Network, R::High, Rev),
+        NetCopy => (D::NetworkWrite, R::High, Rev),
+        NetSend => (D::NetworkWrite, R::High, Irr),
+        NetShell | NetExfiltrate => (D::Network, R::Critical, Cat),
+        ShellHarmless | ShellDecode => (D::ShellExec, R::Low, Rev),
+        ShellInteractive | ShellUnknownCode => (D::ShellExec, R::High, Nu),
+        EditorOpen => (D::FileWrite, R::Medium, Rev),
+        DesktopOpen => (D::ShellExec, R::Medium, Rev),
+        AgentRun => (D::Subagent, R::High, Nu),
+        AgentRead | OathRead => (D::Global, R::Low, Rev),
+        OathChange => (D::Global, R::Critical, Cat),
+        ProgramUnknown => (D::Unknown, R::Medium, Rev),
+        ProgramDestroy => (D::Unknown, R::High, Irr),
     }
 }
 
-fn delete(t: &Target, verb: &str, recursive: bool, note: Option<PathNote>) -> Finding {
+fn act_finding(a: Act, said: Said<'_>, ctx: &Context) -> Finding {
+    let (domain, risk, mut kind) = act(a);
+    let mut reason = said.explain.to_owned();
+    // Discarding a working tree's changes loses nothing when there are none.
+    if a == Act::VcsDiscard {
+        match ctx.worktree_changes() {
+            Loses::Nothing => {
+                kind = Kind::Reversible;
+                reason.push_str(" (the working tree has no uncommitted changes: nothing is lost)");
+            }
+            Loses::Work => reason.push_str(" (the working tree has uncommitted changes)"),
+        }
+    }
+    Finding::new(domain, risk, said.id.to_owned(), reason).kind(kind)
+}
+
+fn delete(
+    t: &Target,
+    verb: &str,
+    recursive: bool,
+    note: Option<PathNote>,
+    ctx: &Context,
+) -> Finding {
     if note == Some(PathNote::MovesAway) {
         if t.protected || t.holds_protected {
             return self_protect(verb, t);
         }
-        return delete_finding(t, verb, true);
+        return delete_finding(t, verb, true, ctx);
     }
-    let mut f = delete_finding(t, verb, recursive);
+    let mut f = delete_finding(t, verb, recursive, ctx);
     if note == Some(PathNote::Shreds) && t.in_project() {
         f = f.at_least(Risk::High);
     }
@@ -155,7 +194,7 @@ fn delete(t: &Target, verb: &str, recursive: bool, note: Option<PathNote>) -> Fi
 fn wipe(t: &Target, explain: &str) -> Finding {
     if t.zone == Zone::Device {
         return Finding::new(
-            Domain::ShellExec,
+            Domain::System,
             Risk::Critical,
             "disk-tool",
             format!(
@@ -165,23 +204,40 @@ fn wipe(t: &Target, explain: &str) -> Finding {
         )
         .alt("work on an image file inside the project");
     }
-    Finding::new(Domain::ShellExec, Risk::High, "disk-tool", explain)
+    Finding::new(Domain::System, Risk::High, "disk-tool", explain).kind(Kind::Irreversible)
+}
+
+/// Returns whether a URL's path names an action that destroys (`delete`, `_delete_by_query`,
+/// `doDelete`, `flush`, `drop`, `purge`, `truncate`, `wipe`, `reset`, an `admin` endpoint).
+fn destroying_endpoint(path_words: &[String]) -> bool {
+    path_words.iter().any(|w| {
+        let w = w.to_ascii_lowercase();
+        [
+            "delete", "destroy", "drop", "purge", "flush", "truncate", "wipe", "reset", "admin",
+            "remove", "erase", "_close", "kill", "shutdown",
+        ]
+        .iter()
+        .any(|k| w.contains(k))
+    })
 }
 
 fn http(r: &Request, explain: &str) -> Finding {
     let m = r.method.as_str();
-    let reads = m == "GET" || m == "HEAD";
-    let (domain, risk, rule, why) = if r.payment == Some(true) && !reads {
+    let reads = m == "GET" || m == "HEAD" || m == "OPTIONS";
+    let destroys = m == "DELETE" || !reads && destroying_endpoint(&r.path_words);
+    let (domain, risk, kind, rule, why) = if r.payment == Some(true) && !reads {
         (
-            Domain::Network,
+            Domain::NetworkWrite,
             Risk::Critical,
+            Kind::Catastrophic,
             "payment-request",
             format!("sends a {m} to a payment, order or trading URL: it may move money"),
         )
     } else if r.payment == Some(false) && !reads {
         (
-            Domain::Network,
+            Domain::NetworkWrite,
             Risk::High,
+            Kind::Irreversible,
             "order-request",
             format!("sends a {m} to an order URL"),
         )
@@ -189,38 +245,50 @@ fn http(r: &Request, explain: &str) -> Finding {
         (
             Domain::Network,
             Risk::High,
+            Kind::NotUnderstood,
             "download",
             "runs wgetrc commands given on the command line".to_owned(),
         )
+    } else if destroys {
+        (
+            Domain::NetworkWrite,
+            Risk::High,
+            Kind::Irreversible,
+            "network-delete",
+            if m == "DELETE" {
+                format!(
+                    "sends a DELETE request{}",
+                    if r.loopback {
+                        " to a service on this machine"
+                    } else {
+                        ""
+                    }
+                )
+            } else {
+                format!("sends a {m} to an endpoint that deletes, flushes or administers")
+            },
+        )
     } else if r.loopback {
         (
-            Domain::ShellExec,
-            if m == "DELETE" {
-                Risk::Medium
-            } else {
-                Risk::Low
-            },
+            Domain::Network,
+            Risk::Low,
+            Kind::Reversible,
             "loopback",
             "talks to a service on this machine".to_owned(),
         )
     } else if r.uploads {
         (
-            Domain::Network,
+            Domain::NetworkWrite,
             Risk::High,
+            Kind::Reversible,
             "upload-file",
             "uploads local files".to_owned(),
         )
-    } else if m == "DELETE" {
-        (
-            Domain::Network,
-            Risk::High,
-            "network-delete",
-            "sends a DELETE request".to_owned(),
-        )
     } else if !reads {
         (
-            Domain::Network,
+            Domain::NetworkWrite,
             Risk::Medium,
+            Kind::Reversible,
             "network-send",
             format!("sends a {m} request"),
         )
@@ -228,6 +296,7 @@ fn http(r: &Request, explain: &str) -> Finding {
         (
             Domain::Network,
             Risk::Medium,
+            Kind::NotUnderstood,
             "download",
             "fetches a URL computed at run time".to_owned(),
         )
@@ -235,6 +304,7 @@ fn http(r: &Request, explain: &str) -> Finding {
         (
             Domain::Network,
             Risk::Medium,
+            Kind::Reversible,
             "download",
             if r.host.is_empty() {
                 "downloads a URL".to_owned()
@@ -243,7 +313,11 @@ fn http(r: &Request, explain: &str) -> Finding {
             },
         )
     };
-    Finding::new(domain, risk, rule, format!("{explain}: {why}"))
+    let mut f = Finding::new(domain, risk, rule, format!("{explain}: {why}")).kind(kind);
+    if destroys && m == "DELETE" {
+        f = f.alt("a GET first, to see what would go");
+    }
+    f
 }
 
 fn run(code: &Code, verb: &str) -> Finding {
@@ -265,13 +339,15 @@ fn run(code: &Code, verb: &str) -> Finding {
             Risk::High,
             "pipe-to-shell",
             format!("{verb} whatever the previous command prints"),
-        ),
+        )
+        .kind(Kind::NotUnderstood),
         Code::Computed => Finding::new(
             Domain::ShellExec,
             Risk::High,
             "unknown-code",
             format!("{verb} code computed at run time"),
-        ),
+        )
+        .kind(Kind::NotUnderstood),
         Code::File(t) => {
             if t.path.is_none() {
                 Finding::new(
@@ -280,6 +356,7 @@ fn run(code: &Code, verb: &str) -> Finding {
                     "run-generated-code",
                     format!("{verb} a script whose name or content is computed at run time"),
                 )
+                .kind(Kind::NotUnderstood)
             } else if t.protected {
                 Finding::new(
                     Domain::Global,
@@ -287,9 +364,10 @@ fn run(code: &Code, verb: &str) -> Finding {
                     "oath-cli",
                     format!("{verb} oath's own files"),
                 )
+                .kind(Kind::Irreversible)
             } else if t.in_project() {
                 Finding::new(
-                    Domain::ShellExec,
+                    Domain::Build,
                     Risk::Medium,
                     "run-script",
                     format!("{verb} {}, a script in the project", t.shown()),
@@ -301,6 +379,7 @@ fn run(code: &Code, verb: &str) -> Finding {
                     "run-script-outside",
                     format!("{verb} {}, a program outside the project", t.shown()),
                 )
+                .kind(Kind::NotUnderstood)
             }
         }
     }
@@ -349,7 +428,8 @@ fn perm_finding(name: &str, mode: &str, t: &Target, recursive: bool) -> Finding 
             Risk::High,
             "change-permissions",
             format!("{name} on a path computed at run time"),
-        );
+        )
+        .kind(Kind::NotUnderstood);
     }
     if !t.in_project() {
         return Finding::new(
@@ -358,6 +438,7 @@ fn perm_finding(name: &str, mode: &str, t: &Target, recursive: bool) -> Finding 
             "change-permissions-outside",
             format!("{name} changes {shown}, outside the project"),
         )
+        .kind(Kind::Irreversible)
         .alt(alt);
     }
     if recursive
@@ -421,7 +502,8 @@ pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
             Risk::High,
             "write-unknown-path",
             format!("{verb} a path computed at run time"),
-        );
+        )
+        .kind(Kind::NotUnderstood);
     }
     if t.account_db {
         return Finding::new(
@@ -448,6 +530,7 @@ pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
                 "write-shell-startup",
                 format!("{verb} {shown}, a shell start-up file (runs in every new shell)"),
             )
+            .kind(Kind::Irreversible)
         } else {
             Finding::new(
                 Domain::FileWrite,
@@ -457,6 +540,24 @@ pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
             )
         };
     }
+    if t.ci_config {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-ci-config",
+            format!("{verb} {shown}: CI configuration runs code with the repository's secrets"),
+        )
+        .kind(Kind::Irreversible);
+    }
+    if t.exec_config {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-exec-config",
+            format!("{verb} {shown}: a file tools run as code (test set-up, hooks, environment)"),
+        );
+    }
+    let irr = |f: Finding| f.kind(Kind::Irreversible);
     match t.zone {
         Zone::Harmless => Finding::new(
             Domain::ShellExec,
@@ -464,12 +565,12 @@ pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
             "write-dev-null",
             format!("{verb} {shown}, which keeps nothing"),
         ),
-        Zone::Network => Finding::new(
-            Domain::Network,
+        Zone::Network => irr(Finding::new(
+            Domain::NetworkWrite,
             Risk::High,
             "dev-tcp",
             format!("{verb} {shown}: a raw network connection"),
-        ),
+        )),
         Zone::Device => Finding::new(
             Domain::FileWrite,
             Risk::Critical,
@@ -477,36 +578,36 @@ pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
             format!("{verb} the device {shown}: destroys what is on it"),
         )
         .alt("work on an image file inside the project"),
-        Zone::Root | Zone::System => Finding::new(
+        Zone::Root | Zone::System => irr(Finding::new(
             Domain::FileWrite,
             Risk::High,
             "write-system",
             format!("{verb} {shown}, a system path outside the project"),
-        ),
-        Zone::OtherHome => Finding::new(
+        )),
+        Zone::OtherHome => irr(Finding::new(
             Domain::FileWrite,
             Risk::High,
             "write-other-user",
             format!("{verb} {shown}, in another user's home"),
-        ),
-        Zone::HomeTop | Zone::Home | Zone::Elsewhere => Finding::new(
+        )),
+        Zone::HomeTop | Zone::Home | Zone::Elsewhere => irr(Finding::new(
             Domain::FileWrite,
             Risk::High,
             "write-outside-project",
             format!("{verb} {shown}, outside the project"),
-        ),
+        )),
         Zone::Temp => Finding::new(
             Domain::FileWrite,
             Risk::Medium,
             "write-temp",
             format!("{verb} {shown}, a temporary file"),
         ),
-        Zone::ProjectGitExec => Finding::new(
+        Zone::ProjectGitExec => irr(Finding::new(
             Domain::FileWrite,
             Risk::High,
             "write-git-hooks",
             format!("{verb} {shown}: git hooks and git config run or configure code"),
-        ),
+        )),
         Zone::ProjectSrc | Zone::ProjectDocs | Zone::Project => {
             if t.credential {
                 Finding::new(
@@ -557,22 +658,24 @@ fn is_cache_dir(shown: &str) -> bool {
 }
 
 /// Returns the finding for deleting (or irreversibly destroying) a path.
-pub(crate) fn delete_finding(t: &Target, verb: &str, recursive: bool) -> Finding {
+pub(crate) fn delete_finding(t: &Target, verb: &str, recursive: bool, ctx: &Context) -> Finding {
     let shown = t.shown();
     if t.protected || t.holds_protected && !matches!(t.zone, Zone::Root | Zone::HomeTop) {
         return self_protect(verb, t);
     }
     let outside = "delete specific paths inside the project";
     let crit = |rule: &'static str, why: String| {
-        Finding::new(Domain::FileWrite, Risk::Critical, rule, why).alt(outside)
+        Finding::new(Domain::FileDelete, Risk::Critical, rule, why).alt(outside)
     };
+    let irr = |f: Finding| f.kind(Kind::Irreversible);
     if t.path.is_none() {
         return Finding::new(
-            Domain::FileWrite,
+            Domain::FileDelete,
             Risk::High,
             "delete-unknown-path",
             format!("{verb} a path computed at run time"),
         )
+        .kind(Kind::NotUnderstood)
         .alt("name the paths to delete literally");
     }
     match t.zone {
@@ -581,10 +684,10 @@ pub(crate) fn delete_finding(t: &Target, verb: &str, recursive: bool) -> Finding
             format!("{verb} {shown}: the whole system or every home"),
         ),
         Zone::HomeTop if is_cache_dir(&shown) => Finding::new(
-            Domain::FileWrite,
+            Domain::FileDelete,
             Risk::High,
-            "delete-outside-project",
-            format!("{verb} {shown}, a cache outside the project"),
+            "delete-cache",
+            format!("{verb} {shown}, a cache outside the project that tools recreate"),
         ),
         Zone::HomeTop => crit(
             "delete-home",
@@ -603,49 +706,73 @@ pub(crate) fn delete_finding(t: &Target, verb: &str, recursive: bool) -> Finding
             "delete-credentials",
             format!("{verb} {shown}: credentials or keys, not recoverable"),
         ),
-        Zone::Home if recursive => Finding::new(
-            Domain::FileWrite,
+        Zone::Home if recursive => irr(Finding::new(
+            Domain::FileDelete,
             Risk::High,
             "delete-outside-project",
             format!("{verb} {shown} recursively, outside the project"),
         )
-        .alt(outside),
+        .alt(outside)),
         Zone::Harmless => Finding::new(
-            Domain::FileWrite,
+            Domain::FileDelete,
             Risk::Low,
             "delete-dev-null",
             format!("{verb} {shown}"),
         ),
         Zone::Temp => Finding::new(
-            Domain::FileWrite,
+            Domain::FileDelete,
             if recursive { Risk::High } else { Risk::Medium },
             "delete-temp",
             format!("{verb} {shown}, a temporary path"),
         ),
         Zone::System | Zone::OtherHome | Zone::Home | Zone::Elsewhere | Zone::Network => {
-            Finding::new(
-                Domain::FileWrite,
+            irr(Finding::new(
+                Domain::FileDelete,
                 Risk::High,
                 "delete-outside-project",
                 format!("{verb} {shown}, outside the project"),
             )
-            .alt(outside)
+            .alt(outside))
         }
         Zone::ProjectSrc | Zone::ProjectDocs | Zone::Project | Zone::ProjectGitExec => {
-            if recursive {
-                Finding::new(
-                    Domain::FileWrite,
+            let project_root = t.path.as_deref() == Some(ctx.project_root());
+            let loses = t.path.as_deref().map_or(Loses::Work, |p| ctx.loses(p));
+            let (rule, risk, what) = if project_root && recursive {
+                (
+                    "delete-project",
                     Risk::High,
+                    "the whole project recursively".to_owned(),
+                )
+            } else if recursive {
+                (
                     "delete-recursive-project",
-                    format!("{verb} {shown} recursively, inside the project"),
+                    Risk::High,
+                    format!("{shown} recursively, inside the project"),
                 )
             } else {
-                Finding::new(
-                    project_write_domain(t.zone),
-                    Risk::Medium,
+                (
                     "delete-project-file",
-                    format!("{verb} {shown}, inside the project"),
+                    Risk::Medium,
+                    format!("{shown}, inside the project"),
                 )
+            };
+            let f = Finding::new(Domain::FileDelete, risk, rule, format!("{verb} {what}"));
+            match loses {
+                Loses::Nothing => Finding {
+                    reason: format!(
+                        "{}: git or a rebuild brings back what it deletes (tracked and unchanged, ignored, or absent)",
+                        f.reason
+                    ),
+                    ..f
+                },
+                Loses::Work => irr(Finding {
+                    reason: format!(
+                        "{}: it holds work neither git nor a rebuild brings back (untracked or uncommitted)",
+                        f.reason
+                    ),
+                    ..f
+                })
+                .alt("commit or stash the work first, or delete specific files git tracks"),
             }
         }
     }
@@ -662,6 +789,7 @@ pub(crate) fn read_finding(t: &Target, verb: &str) -> Finding {
             "read-credentials",
             format!("{verb} {}, which holds credentials or keys", t.shown()),
         )
+        .kind(Kind::Irreversible)
         .alt("read the non-secret configuration instead (e.g. .env.example)");
     }
     if t.zone == Zone::Device {
@@ -670,7 +798,8 @@ pub(crate) fn read_finding(t: &Target, verb: &str) -> Finding {
             Risk::High,
             "read-device",
             format!("{verb} the raw device {}", t.shown()),
-        );
+        )
+        .kind(Kind::Irreversible);
     }
     Finding::new(
         Domain::FileRead,

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{Domain, Part, Risk};
+use super::{Domain, Kind, Part, Risk};
 
 /// One rule's conclusion.
 #[derive(Debug, Clone, PartialEq)]
@@ -11,6 +11,8 @@ pub(crate) struct Finding {
     pub domain: Domain,
     /// Risk.
     pub risk: Risk,
+    /// Kind of risk.
+    pub kind: Kind,
     /// Rule id (kebab-case).
     pub rule: Cow<'static, str>,
     /// Why.
@@ -34,6 +36,7 @@ impl Finding {
         Self {
             domain,
             risk,
+            kind: Kind::of_risk(risk),
             rule: rule.into(),
             reason: reason.into(),
             alternative: None,
@@ -48,9 +51,16 @@ impl Finding {
         self
     }
 
-    /// Raises the risk to at least `floor`.
+    /// Raises the risk to at least `floor` (a critical risk is catastrophic).
     pub fn at_least(mut self, floor: Risk) -> Self {
         self.risk = self.risk.max(floor);
+        self.kind = self.kind.max(Kind::of_risk(self.risk));
+        self
+    }
+
+    /// Sets the kind of risk.
+    pub fn kind(mut self, kind: Kind) -> Self {
+        self.kind = kind;
         self
     }
 }
@@ -80,7 +90,7 @@ impl Findings {
 
     /// Builds the classification: the riskiest part decides, its alternative is named.
     pub fn into_classification(self) -> super::Classification {
-        let alt = super::worst_index(self.items.iter().map(|(_, f)| (f.risk, f.domain)))
+        let alt = super::worst_index(self.items.iter().map(|(_, f)| (f.kind, f.risk, f.domain)))
             .and_then(|i| self.items[i].1.alternative.clone())
             .map(Cow::into_owned);
         let parts = self
@@ -90,6 +100,7 @@ impl Findings {
                 text,
                 domain: f.domain,
                 risk: f.risk,
+                kind: f.kind,
                 rule: f.rule.into_owned(),
                 reason: f.reason,
                 effect: f.effect,

@@ -82,3 +82,19 @@ pub(crate) fn url_file_name(u: &str) -> String {
         None => "index.html".into(),
     }
 }
+
+/// Returns the words of a URL's path and query, split at `/`, `?`, `&`, `=`, `.` and `,`.
+pub(crate) fn url_path_words(u: &str) -> Vec<String> {
+    let rest = match u.find("://") {
+        Some(i) => &u[i + 3..],
+        None => u,
+    };
+    let path = match rest.find(['/', '?']) {
+        Some(i) => &rest[i..],
+        None => "",
+    };
+    path.split(['/', '?', '&', '=', '.', ','])
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}

@@ -95,8 +95,8 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
     ui::out("parts:");
     for p in &c.parts {
         ui::out(&format!(
-            "  - {}\n    {} · {} · {}: {}",
-            p.text, p.domain, p.risk, p.rule, p.reason
+            "  - {}\n    {} · {} · {} · {}: {}",
+            p.text, p.domain, p.kind, p.risk, p.rule, p.reason
         ));
         match (&p.effect, &p.source) {
             (Some(e), Some(s)) => ui::out(&format!("    effect {e}, stated by {s}")),
@@ -111,8 +111,21 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
         }
     }
     ui::out(&format!(
-        "classification: {} risk {} (complexity {}), rule {}: {}",
-        c.domain, c.risk, c.complexity, c.rule, c.reason
+        "classification: {} {} risk {} (complexity {}), rule {}: {}",
+        c.domain, c.kind, c.risk, c.complexity, c.rule, c.reason
+    ));
+    ui::out(&format!(
+        "kind of risk: {} ({})",
+        c.kind,
+        match c.kind {
+            crate::classify::Kind::Reversible =>
+                "git, a rebuild or the remote brings it back: trust decides",
+            crate::classify::Kind::NotUnderstood =>
+                "oath cannot tell what it does: asked at any trust",
+            crate::classify::Kind::Irreversible =>
+                "nothing brings it back: asked at any trust, trust never lifts it",
+            crate::classify::Kind::Catastrophic => "denied at any trust",
+        }
     ));
     if let Some(a) = &c.alternative {
         ui::out(&format!("safer: {a}"));

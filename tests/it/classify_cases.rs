@@ -26,6 +26,8 @@ struct Case {
     domain: String,
     risk: String,
     #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
     rule: Option<String>,
     decision: Expected,
 }
@@ -98,6 +100,8 @@ fn run_file(path: &Path) -> (usize, Vec<String>) {
     let ctx = context();
     let mut problems = Vec::new();
     let mut ids = std::collections::HashSet::new();
+    let bless = std::env::var_os("OATH_BLESS_CASES").is_some();
+    let mut blessed: Vec<(String, Classification, &str, &str)> = Vec::new();
     for case in &cases {
         if !ids.insert(case.id.clone()) {
             problems.push(format!("{}: duplicate id", case.id));
@@ -123,7 +127,11 @@ fn run_file(path: &Path) -> (usize, Vec<String>) {
             case.decision.full.as_str(),
         );
         let rule_ok = case.rule.as_deref().is_none_or(|r| r == c.rule);
-        if got != want || !rule_ok {
+        let kind_ok = case.kind.as_deref().is_none_or(|k| k == c.kind.as_str());
+        if bless {
+            blessed.push((case.id.clone(), c.clone(), got.2, got.3));
+        }
+        if got != want || !rule_ok || !kind_ok {
             let shown = case
                 .command
                 .clone()
@@ -132,10 +140,11 @@ fn run_file(path: &Path) -> (usize, Vec<String>) {
                 .take(160)
                 .collect::<String>();
             let mut m = format!(
-                "{}: {} {shown:?}\n    want {} {} {}/{}{}\n    got  {} {} {}/{} (rule {}: {})",
+                "{}: {} {shown:?}\n    want {} {} {} {}/{}{}\n    got  {} {} {} {}/{} (rule {}: {})",
                 case.id,
                 case.tool,
                 want.0,
+                case.kind.as_deref().unwrap_or("-"),
                 want.1,
                 want.2,
                 want.3,
@@ -144,6 +153,7 @@ fn run_file(path: &Path) -> (usize, Vec<String>) {
                     .map(|r| format!(" rule {r}"))
                     .unwrap_or_default(),
                 got.0,
+                c.kind,
                 got.1,
                 got.2,
                 got.3,
@@ -160,7 +170,46 @@ fn run_file(path: &Path) -> (usize, Vec<String>) {
             problems.push(m);
         }
     }
+    if bless && !blessed.is_empty() {
+        rewrite(path, &text, &blessed);
+        problems.push(format!("{}: blessed; read the diff", path.display()));
+    }
     (cases.len(), problems)
+}
+
+/// Rewrites a case file's expectations (`domain`, `kind`, `risk`, `rule`, `decision`) with
+/// what the engine gives now (`OATH_BLESS_CASES=1`): for a deliberate change of policy,
+/// reviewed in the diff before it is committed.
+fn rewrite(path: &Path, text: &str, got: &[(String, Classification, &str, &str)]) {
+    let by_id: std::collections::HashMap<&str, &(String, Classification, &str, &str)> =
+        got.iter().map(|g| (g.0.as_str(), g)).collect();
+    let mut out = String::new();
+    let mut current: Option<&(String, Classification, &str, &str)> = None;
+    for line in text.lines() {
+        if let Some(id) = line.strip_prefix("- id: ") {
+            current = by_id.get(id.trim()).copied();
+        }
+        let Some((_, c, initial, full)) = current else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        if line.starts_with("  domain: ") {
+            let _ = writeln!(out, "  domain: {}", c.domain);
+            let _ = writeln!(out, "  kind: {}", c.kind);
+        } else if line.starts_with("  kind: ") {
+        } else if line.starts_with("  risk: ") {
+            let _ = writeln!(out, "  risk: {}", c.risk);
+        } else if line.starts_with("  rule: ") {
+            let _ = writeln!(out, "  rule: {}", c.rule);
+        } else if line.starts_with("  decision: ") {
+            let _ = writeln!(out, "  decision: {{initial: {initial}, full: {full}}}");
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    std::fs::write(path, out).expect("write the case file");
 }
 
 fn case_files() -> Vec<PathBuf> {

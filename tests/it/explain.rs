@@ -30,7 +30,9 @@ fn a_compound_command_is_explained_part_by_part() {
     assert_eq!(c["alternative"], "git push --force-with-lease");
     assert_eq!(c["parts"][0]["rule"], "git-read");
     assert_eq!(v["trust"], 0.3);
-    assert_eq!(v["decision"], "no_opinion");
+    // Rewriting a remote's history is irreversible: asked at any trust.
+    assert_eq!(c["kind"], "irreversible");
+    assert_eq!(v["decision"], "ask");
     assert!(v["trace"].as_array().is_some_and(|t| !t.is_empty()));
 }
 
@@ -81,8 +83,9 @@ fn the_human_output_names_parts_trust_autonomy_and_decision() {
         "parsed commands:",
         "1. ls -la",
         "2. rm -rf build",
-        "file_read · low · read",
+        "file_read · reversible · low · read",
         "delete-recursive-project",
+        "kind of risk: reversible",
         "trust: 0.3000",
         "autonomy:",
         "decision: no_opinion",

@@ -80,8 +80,12 @@ fn decide(env: &TestEnv, cmd: &str) -> Option<String> {
 #[test]
 fn a_user_pack_changes_explain_and_the_hook() {
     let env = TestEnv::new();
-    // Without the pack: an unknown program, medium whatever its words, no opinion.
+    // Without the pack: an unknown program; a word that destroys is asked, the rest is
+    // medium whatever its words (no opinion).
     let before = explain(&env, "acme deploy --destroy");
+    assert_eq!(before["classification"]["rule"], "unknown-program-destroys");
+    assert_eq!(before["classification"]["kind"], "irreversible");
+    let before = explain(&env, "acme deploy --prod");
     assert_eq!(before["classification"]["rule"], "unknown-program");
     assert_eq!(before["classification"]["risk"], "medium");
     assert_eq!(decide(&env, "acme status"), None, "no opinion");

@@ -546,7 +546,12 @@ pub enum Act {
     /// Changes the local repository in a way its history keeps.
     #[serde(rename = "vcs.change")]
     VcsChange,
-    /// Throws away work git cannot bring back (uncommitted changes, unreachable commits).
+    /// Throws away the working tree's uncommitted changes (`reset --hard`, `checkout -- .`,
+    /// `clean -f`): irreversible when there are any.
+    #[serde(rename = "vcs.discard")]
+    VcsDiscard,
+    /// Throws away history or refs git cannot bring back (unmerged branches, stashes, the
+    /// reflog, unreachable commits).
     #[serde(rename = "vcs.destroy")]
     VcsDestroy,
     /// Sets configuration that runs programs, or configuration outside the project.
@@ -677,7 +682,10 @@ pub enum Act {
     /// Runs, builds or changes containers.
     #[serde(rename = "container.change")]
     ContainerChange,
-    /// Removes containers, images or volumes.
+    /// Removes containers, images or networks (a rebuild brings them back).
+    #[serde(rename = "container.remove")]
+    ContainerRemove,
+    /// Removes volumes or everything at once (their data is gone).
     #[serde(rename = "container.destroy")]
     ContainerDestroy,
     /// Gives a container the host (privileged, host root, the docker socket).
@@ -785,6 +793,12 @@ pub enum Act {
     /// Asks an agent about itself.
     #[serde(rename = "agent.read")]
     AgentRead,
+    /// Runs a program no pack describes.
+    #[serde(rename = "program.unknown")]
+    ProgramUnknown,
+    /// Runs a program no pack describes with words that destroy (`delete`, `drop`, `purge`).
+    #[serde(rename = "program.destroy")]
+    ProgramDestroy,
     /// Reads oath's state.
     #[serde(rename = "oath.read")]
     OathRead,
@@ -797,6 +811,7 @@ pub enum Act {
 pub const ACTS: &[(Act, &str)] = &[
     (Act::VcsRead, "vcs.read"),
     (Act::VcsChange, "vcs.change"),
+    (Act::VcsDiscard, "vcs.discard"),
     (Act::VcsDestroy, "vcs.destroy"),
     (Act::VcsConfigure, "vcs.configure"),
     (Act::VcsRemoteRead, "vcs-remote.read"),
@@ -838,6 +853,7 @@ pub const ACTS: &[(Act, &str)] = &[
     (Act::PrivilegeAdmin, "privilege.admin"),
     (Act::ContainerRead, "container.read"),
     (Act::ContainerChange, "container.change"),
+    (Act::ContainerRemove, "container.remove"),
     (Act::ContainerDestroy, "container.destroy"),
     (Act::ContainerPrivileged, "container.privileged"),
     (Act::ClusterRead, "cluster.read"),
@@ -873,6 +889,8 @@ pub const ACTS: &[(Act, &str)] = &[
     (Act::DesktopOpen, "desktop.open"),
     (Act::AgentRun, "agent.run"),
     (Act::AgentRead, "agent.read"),
+    (Act::ProgramUnknown, "program.unknown"),
+    (Act::ProgramDestroy, "program.destroy"),
     (Act::OathRead, "oath.read"),
     (Act::OathChange, "oath.change"),
 ];

@@ -12,7 +12,7 @@ use super::super::pack::{self, Descent, Facts, Found, Level, View};
 use super::super::paths::{Target, Zone};
 use super::super::policy::{self, Said};
 use super::super::rule::Finding;
-use super::{Flow, Leaf, Mods, Walker, own};
+use super::{Flow, Leaf, Mods, Walker};
 
 /// Where a rule was found, for effects and messages.
 pub(super) struct Place<'d, 'w> {
@@ -87,7 +87,7 @@ impl Walker<'_> {
             );
             self.push(
                 &s.text,
-                own(&Effect::NotUnderstood, "unknown-command", &why, ""),
+                self.own(&Effect::NotUnderstood, "unknown-command", &why, ""),
             );
             return leaf;
         }
@@ -235,7 +235,7 @@ impl Walker<'_> {
                 verb,
                 safer: rule.safer.as_deref(),
             };
-            let mut f = policy::finding(&effect, said);
+            let mut f = policy::finding(&effect, said, w.ctx);
             f.effect = Some(effect.to_string());
             f.source = Some(source.clone());
             w.push(t, f);
@@ -543,7 +543,7 @@ impl Walker<'_> {
         explain: &str,
         verb: &str,
     ) {
-        let mut f = own(&effect, id, explain, verb);
+        let mut f = self.own(&effect, id, explain, verb);
         f.source = Some(format!("{}: {} (handler)", c.place.found.pack, c.name));
         self.push(&c.s.text, f);
     }

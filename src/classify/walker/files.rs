@@ -272,7 +272,7 @@ impl Walker<'_> {
                         recursive: true,
                         note: Some(PathNote::MovesAway),
                     };
-                    let f = super::own(&effect, "move", "", "moves away");
+                    let f = self.own(&effect, "move", "", "moves away");
                     if f.risk >= Risk::High {
                         self.found(c, effect, "move", "", "moves away");
                     }

@@ -121,22 +121,24 @@ const BIN_DIRS: &[&str] = &[
     "/run/current-system/sw/bin",
 ];
 
-/// A finding of the walker itself (not of a pack rule), with the effect it judged.
-fn own(effect: &Effect, id: &str, explain: &str, verb: &str) -> Finding {
-    let mut f = policy::finding(
-        effect,
-        Said {
-            id,
-            explain,
-            verb,
-            safer: None,
-        },
-    );
-    f.effect = Some(effect.to_string());
-    f
-}
-
 impl<'a> Walker<'a> {
+    /// Returns a finding of the walker itself (not of a pack rule), with the effect it
+    /// judged.
+    fn own(&self, effect: &Effect, id: &str, explain: &str, verb: &str) -> Finding {
+        let mut f = policy::finding(
+            effect,
+            Said {
+                id,
+                explain,
+                verb,
+                safer: None,
+            },
+            self.ctx,
+        );
+        f.effect = Some(effect.to_string());
+        f
+    }
+
     pub(crate) fn new(ctx: &'a Context) -> Self {
         Self {
             ctx,
@@ -155,7 +157,7 @@ impl<'a> Walker<'a> {
         if depth == 0 && self.saw_dev_tcp && self.saw_shell {
             self.push(
                 text,
-                own(
+                self.own(
                     &Effect::ReverseShell,
                     "reverse-shell",
                     "connects a shell to a network socket (/dev/tcp): a reverse shell",
@@ -181,7 +183,7 @@ impl<'a> Walker<'a> {
             let shown: String = text.chars().take(200).collect();
             self.push(
                 &shown,
-                own(
+                self.own(
                     &Effect::NotUnderstood,
                     rule,
                     &format!("{p}: what cannot be understood is never auto-approved"),
@@ -219,7 +221,7 @@ impl<'a> Walker<'a> {
                     .join(" | ");
                 self.push(
                     &shown,
-                    own(
+                    self.own(
                         &Effect::ReverseShell,
                         "reverse-shell",
                         "pipes a shell through a network tool: a reverse shell",
@@ -310,16 +312,19 @@ impl<'a> Walker<'a> {
                     } else {
                         "writes"
                     };
-                    self.push(&s.text, own(&Effect::Write(t, None), "redirect", "", verb));
+                    self.push(
+                        &s.text,
+                        self.own(&Effect::Write(t, None), "redirect", "", verb),
+                    );
                 }
             } else if t.zone == Zone::Network {
                 self.push(
                     &s.text,
-                    own(&Effect::Write(t, None), "redirect", "", "reads from"),
+                    self.own(&Effect::Write(t, None), "redirect", "", "reads from"),
                 );
             } else if t.credential {
                 leaf.produces.secret = true;
-                self.push(&s.text, own(&Effect::Read(t), "redirect", "", "reads"));
+                self.push(&s.text, self.own(&Effect::Read(t), "redirect", "", "reads"));
             }
         }
         if s.words.is_empty() {
@@ -350,7 +355,7 @@ impl<'a> Walker<'a> {
         {
             self.push(
                 &s.text,
-                own(
+                self.own(
                     &Effect::ReverseShell,
                     "reverse-shell",
                     "connects a shell's input and output to a network socket: a reverse shell",
@@ -390,7 +395,7 @@ impl<'a> Walker<'a> {
             );
             self.push(
                 &s.text,
-                own(&Effect::NotUnderstood, "unknown-command", &why, ""),
+                self.own(&Effect::NotUnderstood, "unknown-command", &why, ""),
             );
             return Leaf::default();
         }
@@ -511,7 +516,7 @@ impl<'a> Walker<'a> {
                 _ => Code::File(tg),
             }
         };
-        own(&Effect::Run(code), "run", "", verb)
+        self.own(&Effect::Run(code), "run", "", verb)
     }
 
     /// Classifies shell text handed to a shell (`bash -c`, `su -c`, `eval`).
@@ -526,10 +531,13 @@ impl<'a> Walker<'a> {
         } else if self.subs_download(words) {
             self.push(
                 &s.text,
-                own(&Effect::Run(Code::Downloaded), "run", "", what),
+                self.own(&Effect::Run(Code::Downloaded), "run", "", what),
             );
         } else {
-            self.push(&s.text, own(&Effect::Run(Code::Computed), "run", "", what));
+            self.push(
+                &s.text,
+                self.own(&Effect::Run(Code::Computed), "run", "", what),
+            );
         }
     }
 }

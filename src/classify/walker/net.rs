@@ -7,7 +7,7 @@ use super::super::args::scan;
 use super::super::effect::{Effect, Request};
 use super::super::pack::schema::Act;
 use super::super::paths::Zone;
-use super::super::url::{is_loopback_url, payment_url, url_file_name, url_host};
+use super::super::url::{is_loopback_url, payment_url, url_file_name, url_host, url_path_words};
 use super::apply::Handled;
 use super::{Leaf, Walker};
 
@@ -264,6 +264,7 @@ impl Walker<'_> {
             let request = Request {
                 method,
                 host: urls.first().map(|u| url_host(u)).unwrap_or_default(),
+                path_words: urls.iter().flat_map(|u| url_path_words(u)).collect(),
                 loopback,
                 payment,
                 uploads: !upload_files.is_empty(),

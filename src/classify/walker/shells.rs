@@ -310,7 +310,7 @@ impl Walker<'_> {
             };
             self.push(
                 t,
-                super::own(&Effect::Run(code), "run", "", "runs interpreter code:"),
+                self.own(&Effect::Run(code), "run", "", "runs interpreter code:"),
             );
             return;
         }
