@@ -75,6 +75,8 @@ pub struct Call<'a> {
     pub tool_input: &'a Value,
     /// Working directory of the call.
     pub cwd: Option<&'a std::path::Path>,
+    /// Each part's effect and pack rule are wanted (`oath explain`).
+    pub details: bool,
 }
 
 /// Evaluates a call without side effects (reads trust, phase and strikes; writes nothing).
@@ -90,8 +92,12 @@ pub fn evaluate(
         tool_name,
         tool_input,
         cwd,
+        details,
     } = call;
     let mut ctx = classify_context(env, project, cwd);
+    if details {
+        ctx = ctx.with_details();
+    }
     if !config.rules.is_empty() {
         ctx = ctx.with_expanded_commands();
     }
@@ -176,6 +182,7 @@ pub fn pre_tool_use(
         tool_name,
         tool_input,
         cwd: input.cwd.as_deref(),
+        details: false,
     };
     let eval = evaluate(env, project, config, call, now, &mut warnings);
     let Evaluation {

@@ -55,20 +55,25 @@ pub(crate) struct Scan<'w> {
 
 impl Scan<'_> {
     /// Returns whether any of the named options is present.
-    pub fn has(&self, names: &[&str]) -> bool {
-        self.opts.iter().any(|o| names.iter().any(|n| o.is(n)))
+    pub fn has<S: AsRef<str>>(&self, names: &[S]) -> bool {
+        self.opts
+            .iter()
+            .any(|o| names.iter().any(|n| o.is(n.as_ref())))
     }
 
     /// Returns the values of the named options.
-    pub fn values<'a>(&'a self, names: &'a [&str]) -> impl Iterator<Item = &'a Word> + 'a {
+    pub fn values<'a, S: AsRef<str>>(
+        &'a self,
+        names: &'a [S],
+    ) -> impl Iterator<Item = &'a Word> + 'a {
         self.opts
             .iter()
-            .filter(move |o| names.iter().any(|n| o.is(n)))
+            .filter(move |o| names.iter().any(|n| o.is(n.as_ref())))
             .filter_map(|o| o.value.as_ref())
     }
 
     /// Returns the first value of the named options.
-    pub fn value<'a>(&'a self, names: &'a [&str]) -> Option<&'a Word> {
+    pub fn value<'a, S: AsRef<str>>(&'a self, names: &'a [S]) -> Option<&'a Word> {
         self.values(names).next()
     }
 }

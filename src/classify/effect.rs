@@ -58,6 +58,8 @@ pub(crate) struct Request {
     pub host: String,
     /// The words of the URLs' paths and queries (`_delete_by_query`, `doDelete`).
     pub path_words: Vec<String>,
+    /// The words of the request's body (a GraphQL `deleteEntity` mutation).
+    pub body_words: Vec<String>,
     /// Every URL is on this machine.
     pub loopback: bool,
     /// The URL names payments or trading (`Some(true)`) or orders (`Some(false)`).

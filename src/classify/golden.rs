@@ -53,7 +53,7 @@ pub fn context() -> Context {
 /// Runs golden cases with `user` packs looked up first; returns one message per case that
 /// does not hold.
 pub fn run(cases: &[Case], user: &'static [Pack]) -> Vec<String> {
-    let ctx = context().with_user_packs(user);
+    let ctx = context().with_user_packs(user).with_details();
     let mut wrong = Vec::new();
     for case in cases {
         let c = classify(
@@ -92,7 +92,7 @@ mod tests {
     /// (`OATH_BLESS_GOLDEN=1 cargo test --lib golden`): for new cases, to be read before
     /// they are committed.
     fn bless(file: &Path, cases: &[Case]) {
-        let ctx = context();
+        let ctx = context().with_details();
         let mut out = String::new();
         for case in cases {
             let c = classify(

@@ -511,6 +511,7 @@ pub struct Context {
     expanded_commands: bool,
     user_packs: &'static [pack::schema::Pack],
     worktree: Option<WorktreeRef>,
+    details: bool,
 }
 
 impl Context {
@@ -539,7 +540,22 @@ impl Context {
             expanded_commands: false,
             user_packs: &[],
             worktree: None,
+            details: false,
         }
+    }
+
+    /// Returns the context asking for each part's effect and pack rule (`oath explain`,
+    /// golden files); the hook does not spend the work.
+    pub fn with_details(self) -> Self {
+        Self {
+            details: true,
+            ..self
+        }
+    }
+
+    /// Returns whether parts carry their effect and pack rule.
+    pub fn details(&self) -> bool {
+        self.details
     }
 
     /// Returns the context with a worktree oracle (what deleting or discarding would lose).

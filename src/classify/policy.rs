@@ -97,6 +97,7 @@ pub(crate) fn act(a: Act) -> (Domain, Risk, Kind) {
     use Risk as R;
     match a {
         VcsRead => (D::GitRead, R::Low, Rev),
+        VcsRecord => (D::GitLocal, R::Low, Rev),
         VcsChange => (D::GitLocal, R::Medium, Rev),
         VcsDiscard | VcsDestroy | VcsConfigure => (D::GitLocal, R::High, Irr),
         VcsRemoteRead => (D::GitRemote, R::Low, Rev),
@@ -106,6 +107,7 @@ pub(crate) fn act(a: Act) -> (Domain, Risk, Kind) {
         HostingChange => (D::GitRemote, R::Medium, Rev),
         HostingDestroy | HostingCredentials => (D::GitRemote, R::High, Irr),
         SecretsRead => (D::FileRead, R::High, Irr),
+        SecretsChange => (D::Remote, R::High, Irr),
         PackageRead => (D::Package, R::Low, Rev),
         PackageInstall | PackageRun => (D::Package, R::Medium, Rev),
         PackageGlobal | PackageSystem => (D::Package, R::High, Irr),
@@ -140,6 +142,7 @@ pub(crate) fn act(a: Act) -> (Domain, Risk, Kind) {
         RemoteDestroy => (D::Remote, R::High, Irr),
         NetReceive => (D::Network, R::Medium, Rev),
         NetConnect | NetListen | NetProxy => (D::Network, R::High, Rev),
+        NetRemote => (D::NetworkWrite, R::High, Irr),
         NetCopy => (D::NetworkWrite, R::High, Rev),
         NetSend => (D::NetworkWrite, R::High, Irr),
         NetShell | NetExfiltrate => (D::Network, R::Critical, Cat),
@@ -184,6 +187,14 @@ fn delete(
         }
         return delete_finding(t, verb, true, ctx);
     }
+    if note == Some(PathNote::OnlyEmpty) && !t.protected && !t.holds_protected {
+        return Finding::new(
+            Domain::FileDelete,
+            Risk::Low,
+            "delete-empty-directory",
+            format!("{verb} {} only if it is empty: nothing is lost", t.shown()),
+        );
+    }
     let mut f = delete_finding(t, verb, recursive, ctx);
     if note == Some(PathNote::Shreds) && t.in_project() {
         f = f.at_least(Risk::High);
@@ -214,7 +225,7 @@ fn destroying_endpoint(path_words: &[String]) -> bool {
         let w = w.to_ascii_lowercase();
         [
             "delete", "destroy", "drop", "purge", "flush", "truncate", "wipe", "reset", "admin",
-            "remove", "erase", "_close", "kill", "shutdown",
+            "remove", "erase", "_close", "kill", "shutdown", "_cluster",
         ]
         .iter()
         .any(|k| w.contains(k))
@@ -224,7 +235,8 @@ fn destroying_endpoint(path_words: &[String]) -> bool {
 fn http(r: &Request, explain: &str) -> Finding {
     let m = r.method.as_str();
     let reads = m == "GET" || m == "HEAD" || m == "OPTIONS";
-    let destroys = m == "DELETE" || !reads && destroying_endpoint(&r.path_words);
+    let destroys = m == "DELETE"
+        || !reads && (destroying_endpoint(&r.path_words) || destroying_endpoint(&r.body_words));
     let (domain, risk, kind, rule, why) = if r.payment == Some(true) && !reads {
         (
             Domain::NetworkWrite,
@@ -504,6 +516,19 @@ pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
             format!("{verb} a path computed at run time"),
         )
         .kind(Kind::NotUnderstood);
+    }
+    // Claude Code's plan mode writes its plan there: a note for the person, run by nothing.
+    if t.zone == Zone::Home
+        && let Some(name) = shown.strip_prefix("~/.claude/plans/")
+        && !name.contains('/')
+        && name.ends_with(".md")
+    {
+        return Finding::new(
+            Domain::DocsWrite,
+            Risk::Low,
+            "write-agent-plan",
+            format!("{verb} {shown}, Claude Code's plan for this session"),
+        );
     }
     if t.account_db {
         return Finding::new(

@@ -9,7 +9,7 @@ use super::powershell::powershell_finding;
 use super::rule::{Finding, Findings};
 use super::url::{is_loopback_url, is_payment_url, url_host};
 use super::walker;
-use super::{Classification, Context, Domain, Risk};
+use super::{Classification, Context, Domain, Kind, Risk};
 
 fn one(text: &str, f: Finding) -> Classification {
     let mut out = Findings::default();
@@ -104,10 +104,16 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
                 "NotebookEdit" => "edits the notebook",
                 _ => "edits",
             };
-            one(
-                &format!("{tool_name} {path}"),
-                policy::write_finding(&t, verb),
-            )
+            let mut f = policy::write_finding(&t, verb);
+            // Claude Code keeps a checkpoint of every file its own tools change (`/rewind`),
+            // and git holds the committed text: an ordinary project file written this way
+            // comes back, so it is low risk (a shell's writes have no checkpoint).
+            if f.rule == "write-project-file" {
+                f.risk = Risk::Low;
+                f.reason
+                    .push_str(" (Claude Code's checkpoint and git bring it back)");
+            }
+            one(&format!("{tool_name} {path}"), f)
         }
         "WebFetch" => {
             let url = str_field(input, &["url"]).unwrap_or("");
@@ -115,10 +121,17 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
         }
         "WebSearch" => {
             let q = str_field(input, &["query"]).unwrap_or("");
-            one(
-                &format!("WebSearch {q}"),
-                Finding::new(Domain::Network, Risk::Low, "web-search", "searches the web"),
-            )
+            let f = if carries_secret(q) {
+                Finding::new(
+                    Domain::Network,
+                    Risk::Critical,
+                    "exfiltration",
+                    "searches the web with a credential in the query: it leaves the machine",
+                )
+            } else {
+                Finding::new(Domain::Network, Risk::Low, "web-search", "searches the web")
+            };
+            one(&format!("WebSearch {q}"), f)
         }
         "Agent" | "Task" => {
             let what = str_field(input, &["description", "subagent_type"]).unwrap_or("");
@@ -208,7 +221,56 @@ fn file_read(tool: &str, path: Option<&str>, ctx: &Context) -> Classification {
     )
 }
 
+/// Returns whether text carries a credential (a known token format, a `password=…`
+/// assignment, user:password in a URL): what redaction would mask.
+fn carries_secret(text: &str) -> bool {
+    matches!(crate::redact::redact_str(text), std::borrow::Cow::Owned(_))
+        || url_userinfo_has_password(text)
+}
+
+fn url_userinfo_has_password(u: &str) -> bool {
+    let Some(i) = u.find("://") else {
+        return false;
+    };
+    let rest = &u[i + 3..];
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    authority
+        .rsplit_once('@')
+        .is_some_and(|(userinfo, _)| userinfo.contains(':'))
+}
+
+/// Returns whether a URL points at a cloud provider's instance metadata service (which hands
+/// out the machine's cloud credentials).
+fn is_metadata_url(u: &str) -> bool {
+    let host = url_host(u);
+    matches!(
+        host.as_str(),
+        "169.254.169.254"
+            | "metadata.google.internal"
+            | "metadata"
+            | "[fd00:ec2::254]"
+            | "100.100.100.200"
+            | "169.254.170.2"
+    )
+}
+
 fn web_fetch(url: &str) -> Finding {
+    if carries_secret(url) {
+        return Finding::new(
+            Domain::Network,
+            Risk::Critical,
+            "exfiltration",
+            "fetches a URL that carries a credential: it leaves the machine",
+        );
+    }
+    if is_metadata_url(url) {
+        return Finding::new(
+            Domain::Network,
+            Risk::Critical,
+            "cloud-metadata",
+            "fetches the cloud instance metadata service, which hands out the machine's credentials",
+        );
+    }
     let lower = url.to_ascii_lowercase();
     if !(lower.starts_with("http://") || lower.starts_with("https://")) {
         return Finding::new(
@@ -375,6 +437,7 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
     ];
     let text = tool_name.to_owned();
     let mut out = Findings::default();
+    mcp_arguments(server, tool, &words, input, ctx, &mut out);
     let f = if READ.contains(&verb) && !any(DESTROY) {
         Finding::new(
             Domain::Mcp,
@@ -398,6 +461,7 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
             "mcp-order",
             format!("{server} {tool} creates or changes orders or invoices"),
         )
+        .kind(Kind::Irreversible)
     } else if any(DESTROY) {
         Finding::new(
             Domain::Mcp,
@@ -405,6 +469,7 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
             "mcp-destructive",
             format!("{server} {tool} deletes, drops or destroys"),
         )
+        .kind(Kind::Irreversible)
     } else if any(EXEC) {
         if let Some(cmd) = input.get("command").and_then(Value::as_str) {
             let inner = walker::classify_command(cmd, ctx);
@@ -414,6 +479,7 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
                     Finding {
                         effect: p.effect.clone(),
                         source: p.source.clone(),
+                        kind: p.kind,
                         ..Finding::new(
                             p.domain,
                             p.risk,
@@ -424,12 +490,18 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
                 );
             }
         }
-        Finding::new(
+        let f = Finding::new(
             Domain::Mcp,
             Risk::High,
             "mcp-exec",
             format!("{server} {tool} runs commands or code"),
-        )
+        );
+        // Without a command oath can read, what runs is not understood.
+        if input.get("command").and_then(Value::as_str).is_some() {
+            f
+        } else {
+            f.kind(Kind::NotUnderstood)
+        }
     } else {
         Finding::new(
             Domain::Mcp,
@@ -440,4 +512,130 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
     };
     out.push(&text, f);
     out.into_classification()
+}
+
+/// Judges an MCP tool's arguments by what they are: SQL in a `query`, paths a filesystem
+/// server writes, deletes or reads, and credentials sent away.
+fn mcp_arguments(
+    server: &str,
+    tool: &str,
+    words: &[String],
+    input: &Value,
+    ctx: &Context,
+    out: &mut Findings,
+) {
+    let Some(map) = input.as_object() else {
+        return;
+    };
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    let sends = has(&[
+        "fetch", "post", "send", "request", "http", "search", "upload", "publish", "create",
+        "comment", "message", "email", "webhook", "put", "patch",
+    ]);
+    let deletes = has(&[
+        "delete", "remove", "rm", "unlink", "destroy", "purge", "trash",
+    ]);
+    let moves = has(&["move", "rename", "mv"]);
+    let writes = has(&[
+        "write", "create", "edit", "save", "put", "append", "copy", "cp", "mkdir", "replace",
+        "update", "set",
+    ]);
+    let text = format!("mcp__{server}__{tool}");
+    for (key, value) in map {
+        let Some(s) = value.as_str() else {
+            continue;
+        };
+        let k = key.to_ascii_lowercase();
+        if sends && carries_secret(s) {
+            out.push(
+                &text,
+                Finding::new(
+                    Domain::Mcp,
+                    Risk::Critical,
+                    "exfiltration",
+                    format!("{server} {tool} sends a credential (in `{key}`) off the machine"),
+                ),
+            );
+        }
+        if matches!(k.as_str(), "query" | "sql" | "statement" | "statements") {
+            let lower = s.to_ascii_lowercase();
+            let destroys = [
+                "drop ",
+                "truncate ",
+                "delete from",
+                "dropdatabase",
+                "flushall",
+            ]
+            .iter()
+            .any(|d| lower.contains(d));
+            let first = lower.split_whitespace().next().unwrap_or("");
+            let sql = matches!(
+                first,
+                "select"
+                    | "with"
+                    | "insert"
+                    | "update"
+                    | "delete"
+                    | "drop"
+                    | "create"
+                    | "alter"
+                    | "truncate"
+                    | "grant"
+                    | "revoke"
+                    | "merge"
+                    | "replace"
+            );
+            if destroys {
+                out.push(
+                    &text,
+                    Finding::new(
+                        Domain::Database,
+                        Risk::High,
+                        "database-destructive",
+                        format!("{server} {tool} runs SQL that drops, truncates or deletes"),
+                    )
+                    .kind(Kind::Irreversible),
+                );
+            } else if sql && !matches!(first, "select" | "with") {
+                out.push(
+                    &text,
+                    Finding::new(
+                        Domain::Database,
+                        Risk::Medium,
+                        "database",
+                        format!("{server} {tool} runs SQL that changes data"),
+                    ),
+                );
+            }
+        }
+        let path_key = matches!(
+            k.as_str(),
+            "path"
+                | "file_path"
+                | "filepath"
+                | "file"
+                | "filename"
+                | "source"
+                | "destination"
+                | "target"
+                | "dir"
+                | "directory"
+                | "new_path"
+                | "old_path"
+                | "from"
+                | "to"
+        );
+        if path_key && (s.starts_with('/') || s.starts_with('~') || s.starts_with('.')) {
+            let t = paths::target(paths::resolve(s, false, Some(ctx.cwd()), ctx), ctx);
+            let source_side = matches!(k.as_str(), "source" | "from" | "old_path");
+            let f = if deletes || moves && source_side {
+                policy::delete_finding(&t, &format!("{server} {tool} deletes"), true, ctx)
+            } else if writes || moves {
+                policy::write_finding(&t, &format!("{server} {tool} writes"))
+            } else {
+                policy::read_finding(&t, &format!("{server} {tool} reads"))
+            };
+            out.push(&text, f);
+        }
+    }
 }

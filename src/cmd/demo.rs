@@ -276,18 +276,18 @@ fn bash(cmd: &str) -> Value {
     json!({"command": cmd, "description": "demo"})
 }
 
-/// Scenario 1: ten successful edits of a source file.
+/// Scenario 1: fourteen successful builds.
 fn normal_growth() -> Result<Scenario> {
     let mut r = Runner::new(1)?;
     let mut steps = Vec::new();
-    let input = json!({"file_path": r.path("src/lib.rs"), "old_string": "a", "new_string": "b"});
-    for _ in 0..10 {
-        r.step(&mut steps, "Edit src/lib.rs", "Edit", &input, Some(true))?;
+    let input = bash("cargo build");
+    for _ in 0..14 {
+        r.step(&mut steps, "Bash cargo build", "Bash", &input, Some(true))?;
     }
     Ok(Scenario {
         number: 1,
         title: "Normal growth".into(),
-        about: "Ten successful edits: trust earns the boosted rate (5% of what is left) during the first 20 operations of a domain.".into(),
+        about: "Fourteen successful builds (medium risk): trust earns the boosted rate (5% of what is left) during the first 20 operations of a domain, and once it passes 0.6 oath allows builds without asking Claude Code's own rules.".into(),
         steps,
     })
 }
@@ -321,11 +321,7 @@ fn complexity_compared() -> Result<Scenario> {
             "Read",
             json!({"file_path": r.path("src/lib.rs")}),
         ),
-        (
-            "Edit src/lib.rs",
-            "Edit",
-            json!({"file_path": r.path("src/lib.rs"), "old_string": "a", "new_string": "b"}),
-        ),
+        ("Bash cargo build", "Bash", bash("cargo build")),
         (
             "Bash git reset --hard",
             "Bash",
@@ -350,7 +346,7 @@ fn complexity_compared() -> Result<Scenario> {
     Ok(Scenario {
         number: 3,
         title: "Complexity compared".into(),
-        about: "The same four calls at the initial trust, then after 10 and 25 successes of each: autonomy with the complexity derived from the risk (0.2 / 0.5 / 0.7 / 1.0) against a fixed 0.5. Critical calls are denied at any trust.".into(),
+        about: "The same four calls at the initial trust, then after 10 and 25 successes of each: autonomy with the complexity derived from the risk (0.2 / 0.5 / 0.7 / 1.0) against a fixed 0.5. Reversible work is decided by trust; even when the git domain's trust is high, `git reset --hard` over uncommitted work is still asked (irreversible: trust never lifts it), and `rm -rf ~` is denied (catastrophic).".into(),
         steps,
     })
 }

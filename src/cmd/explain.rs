@@ -48,6 +48,7 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
             tool_name: &tool_name,
             tool_input: &tool_input,
             cwd: cwd.as_deref(),
+            details: true,
         },
         Timestamp::now(),
         &mut warnings,

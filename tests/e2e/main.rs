@@ -10,5 +10,6 @@ mod hook_events;
 mod install;
 mod kpt;
 mod observers;
+mod safety;
 mod strikes;
 mod trust_gate;

@@ -51,6 +51,14 @@ fn unescape(s: &str) -> String {
     out
 }
 
+/// Every labelled command: (peer, label, command).
+pub fn labelled() -> Vec<(String, String, String)> {
+    cases()
+        .into_iter()
+        .map(|c| (c.peer, c.label, c.command))
+        .collect()
+}
+
 fn cases() -> Vec<Case> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/peer-public.tsv");
     let text = std::fs::read_to_string(path).expect("read the corpora");
@@ -157,7 +165,7 @@ fn agreement_with_the_peer_corpora() {
     }
     // Floors: the agreement measured when they were last raised, rounded down.
     let floors = [
-        ("dcg", "block", 0.85),
+        ("dcg", "block", 0.97),
         ("dcg", "notblock", 0.90),
         ("dippy", "safe", 0.86),
         ("dippy", "ask", 0.95),

@@ -11,6 +11,8 @@ mod kpt;
 mod observers;
 mod packs;
 mod payloads;
+mod safety;
 mod secrets;
+mod sessions;
 mod strike;
 mod support;

@@ -15,9 +15,16 @@ pub(crate) struct Level<'w> {
     /// Its own words: the options before the next subcommand's word, or, at the deepest
     /// level, every word left. What its `rules` see.
     pub own: View<'w>,
-    /// Every word from this level on, the subcommands' too: what its `also` rules see
-    /// (`docker run --privileged` at `docker`).
-    pub tail: View<'w>,
+    /// Every word from this level on, the subcommands' too, when that differs from `own`
+    /// and the entry has `also` rules to see it (`docker run --privileged` at `docker`).
+    tail: Option<View<'w>>,
+}
+
+impl<'w> Level<'w> {
+    /// Returns every word from this level on: what its `also` rules see.
+    pub fn tail(&self) -> &View<'w> {
+        self.tail.as_ref().unwrap_or(&self.own)
+    }
 }
 
 /// Some words of a command, scanned into options and positionals.
@@ -104,10 +111,10 @@ pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<
                         words: here,
                         scan: scan(here, &valued, entry.options_first),
                     },
-                    tail: View {
+                    tail: (!entry.also.is_empty()).then(|| View {
                         words,
                         scan: scan(words, &valued, false),
-                    },
+                    }),
                 });
                 if !sub.is_empty() {
                     sub.push(' ');
@@ -123,10 +130,7 @@ pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<
                         words,
                         scan: scan(words, &valued, entry.options_first),
                     },
-                    tail: View {
-                        words,
-                        scan: scan(words, &valued, entry.options_first),
-                    },
+                    tail: None,
                 });
                 return Descent {
                     levels,
@@ -166,13 +170,10 @@ pub(crate) fn holds(rule: &Rule, level: &View<'_>, facts: Facts<'_>) -> bool {
 
 fn cond(c: &Cond, level: &View<'_>, facts: Facts<'_>) -> bool {
     let sc = &level.scan;
-    fn names(list: &[super::schema::Str]) -> Vec<&str> {
-        list.iter().map(|s| s.as_ref()).collect()
-    }
-    if !c.option.is_empty() && !sc.has(&names(&c.option)) {
+    if !c.option.is_empty() && !sc.has(&c.option) {
         return false;
     }
-    if !c.no_option.is_empty() && sc.has(&names(&c.no_option)) {
+    if !c.no_option.is_empty() && sc.has(&c.no_option) {
         return false;
     }
     if !c.arg0.is_empty()
@@ -198,8 +199,7 @@ fn cond(c: &Cond, level: &View<'_>, facts: Facts<'_>) -> bool {
         return false;
     }
     if let Some(v) = &c.value {
-        let opts = names(&v.option);
-        let hit = sc.values(&opts).any(|w| {
+        let hit = sc.values(&v.option).any(|w| {
             let text = if v.icase {
                 w.text.to_ascii_lowercase()
             } else {
@@ -264,10 +264,7 @@ pub(crate) fn select(sel: &Sel, level: &View<'_>) -> Vec<Option<Word>> {
                 let to = to.map_or(n, |t| clamp(t, n)).max(from);
                 pos[from..to].iter().map(|w| Some((*w).clone())).collect()
             }
-            Pick::Opt(names) => {
-                let names: Vec<&str> = names.iter().map(|s| s.as_ref()).collect();
-                level.scan.values(&names).map(|w| Some(w.clone())).collect()
-            }
+            Pick::Opt(names) => level.scan.values(names).map(|w| Some(w.clone())).collect(),
             Pick::Cwd => vec![None],
             Pick::Words => level.words.iter().map(|w| Some(w.clone())).collect(),
         };
@@ -318,6 +315,8 @@ mod tests {
 programs:
   - name: tool
     valued: [--region]
+    also:
+      - {when: {option: [--force]}, id: f, explain: x, act: remote.destroy}
     sub:
       - name: [get, "list-*"]
         rules: [{id: r, explain: x, act: remote.read}]
@@ -362,8 +361,8 @@ programs:
         let d = descend(e, &w);
         let top = &d.levels[0];
         assert_eq!(top.own.words.len(), 2);
-        assert_eq!(top.tail.words.len(), w.len());
-        assert!(top.tail.scan.has(&["--force"]));
+        assert_eq!(top.tail().words.len(), w.len());
+        assert!(top.tail().scan.has(&["--force"]));
         assert!(!top.own.scan.has(&["--force"]));
         let deepest = d.levels.last().unwrap();
         let pos: Vec<&str> = deepest

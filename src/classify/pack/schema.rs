@@ -234,6 +234,8 @@ pub enum PathNote {
     Shreds,
     /// It moves the paths away (from where they were, they are gone).
     MovesAway,
+    /// It removes only empty directories (it refuses the others): nothing is lost.
+    OnlyEmpty,
     /// It only touches the paths when a credential is among them (copies, archives).
     CredentialsOnly,
     /// A download is saved there (running it later on the line runs downloaded code).
@@ -543,6 +545,10 @@ pub enum Act {
     /// Reads the repository.
     #[serde(rename = "vcs.read")]
     VcsRead,
+    /// Records work in the local repository (stages, commits, stashes, creates a branch or
+    /// tag): nothing is lost, the reflog undoes each step.
+    #[serde(rename = "vcs.record")]
+    VcsRecord,
     /// Changes the local repository in a way its history keeps.
     #[serde(rename = "vcs.change")]
     VcsChange,
@@ -590,6 +596,9 @@ pub enum Act {
     /// Prints credentials or secrets.
     #[serde(rename = "secrets.read")]
     SecretsRead,
+    /// Changes or removes credentials, keys or secrets (the old ones are gone).
+    #[serde(rename = "secrets.change")]
+    SecretsChange,
     // Packages.
     /// Reads package information.
     #[serde(rename = "package.read")]
@@ -746,9 +755,12 @@ pub enum Act {
     /// Downloads.
     #[serde(rename = "net.receive")]
     NetReceive,
-    /// Opens a raw connection or a remote session.
+    /// Opens a raw connection.
     #[serde(rename = "net.connect")]
     NetConnect,
+    /// Runs commands on another host (a remote shell, `ssh host CMD`, copies onto it).
+    #[serde(rename = "net.remote")]
+    NetRemote,
     /// Listens for connections.
     #[serde(rename = "net.listen")]
     NetListen,
@@ -810,6 +822,7 @@ pub enum Act {
 /// Every [`Act`] with its written name, for messages and `oath rules`.
 pub const ACTS: &[(Act, &str)] = &[
     (Act::VcsRead, "vcs.read"),
+    (Act::VcsRecord, "vcs.record"),
     (Act::VcsChange, "vcs.change"),
     (Act::VcsDiscard, "vcs.discard"),
     (Act::VcsDestroy, "vcs.destroy"),
@@ -824,6 +837,7 @@ pub const ACTS: &[(Act, &str)] = &[
     (Act::HostingDestroy, "hosting.destroy"),
     (Act::HostingCredentials, "hosting.credentials"),
     (Act::SecretsRead, "secrets.read"),
+    (Act::SecretsChange, "secrets.change"),
     (Act::PackageRead, "package.read"),
     (Act::PackageInstall, "package.install"),
     (Act::PackageGlobal, "package.global"),
@@ -875,6 +889,7 @@ pub const ACTS: &[(Act, &str)] = &[
     (Act::RemoteDestroy, "remote.destroy"),
     (Act::NetReceive, "net.receive"),
     (Act::NetConnect, "net.connect"),
+    (Act::NetRemote, "net.remote"),
     (Act::NetListen, "net.listen"),
     (Act::NetSend, "net.send"),
     (Act::NetCopy, "net.copy"),

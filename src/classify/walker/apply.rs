@@ -27,6 +27,9 @@ pub(super) struct Place<'d, 'w> {
 impl Place<'_, '_> {
     /// Fills `{program}`, `{sub}` and `{arg0}` in a rule's explanation.
     fn render(&self, text: &str, level: &View<'_>) -> String {
+        if !text.contains('{') {
+            return text.to_owned();
+        }
         let arg0 = level
             .scan
             .pos
@@ -140,8 +143,8 @@ impl Walker<'_> {
                 l.entry
                     .also
                     .iter()
-                    .filter(|r| pack::holds(r, &l.tail, facts))
-                    .map(move |r| (r, &l.tail))
+                    .filter(|r| pack::holds(r, l.tail(), facts))
+                    .map(move |r| (r, l.tail()))
             })
             .collect();
         match main {
@@ -221,7 +224,12 @@ impl Walker<'_> {
     ) {
         let t = s.text.as_str();
         let explain = place.render(&rule.explain, level);
-        let source = place.source(rule);
+        let details = self.ctx.details();
+        let source = if details {
+            place.source(rule)
+        } else {
+            String::new()
+        };
         let verb_of = |default: &'static str| -> Cow<'_, str> {
             match &rule.verb {
                 Some(v) => Cow::Borrowed(v.as_ref()),
@@ -236,8 +244,10 @@ impl Walker<'_> {
                 safer: rule.safer.as_deref(),
             };
             let mut f = policy::finding(&effect, said, w.ctx);
-            f.effect = Some(effect.to_string());
-            f.source = Some(source.clone());
+            if details {
+                f.effect = Some(effect.to_string());
+                f.source = Some(source.clone());
+            }
             w.push(t, f);
         };
         if let Some(run) = &rule.run {
@@ -250,7 +260,7 @@ impl Walker<'_> {
             let verb = verb_of("reads");
             let before = self.out.items.len();
             self.read_paths(t, &targets, &verb, leaf);
-            if let Some((_, f)) = self.out.items.get_mut(before) {
+            if details && let Some((_, f)) = self.out.items.get_mut(before) {
                 f.source = Some(source.clone());
             }
         }
@@ -264,8 +274,10 @@ impl Walker<'_> {
                     "write-unknown-path",
                     format!("{explain}: no path given"),
                 );
-                f.effect = Some("write()".into());
-                f.source = Some(source.clone());
+                if details {
+                    f.effect = Some("write()".into());
+                    f.source = Some(source.clone());
+                }
                 self.push(t, f);
             }
             for tg in targets {
@@ -285,10 +297,7 @@ impl Walker<'_> {
                 || match &rule.recursive {
                     None => false,
                     Some(Recursive::Fixed(b)) => *b,
-                    Some(Recursive::When(opts)) => {
-                        let names: Vec<&str> = opts.iter().map(|o| o.as_ref()).collect();
-                        level.scan.has(&names)
-                    }
+                    Some(Recursive::When(opts)) => level.scan.has(opts),
                 };
             let verb = verb_of("deletes");
             let mut targets = self.targets(sel, level);
@@ -302,8 +311,10 @@ impl Walker<'_> {
                     "delete-nothing",
                     format!("{explain}: no path given"),
                 );
-                f.effect = Some("delete()".into());
-                f.source = Some(source.clone());
+                if details {
+                    f.effect = Some("delete()".into());
+                    f.source = Some(source.clone());
+                }
                 self.push(t, f);
             }
             for tg in targets {
@@ -322,10 +333,7 @@ impl Walker<'_> {
             let recursive = match &rule.recursive {
                 None => false,
                 Some(Recursive::Fixed(b)) => *b,
-                Some(Recursive::When(opts)) => {
-                    let names: Vec<&str> = opts.iter().map(|o| o.as_ref()).collect();
-                    level.scan.has(&names)
-                }
+                Some(Recursive::When(opts)) => level.scan.has(opts),
             } || mods.under_find;
             for tg in self.targets(sel, level) {
                 push(
@@ -444,7 +452,9 @@ impl Walker<'_> {
         if let Some(sel) = &run.file {
             for w in pack::select(sel, level).into_iter().flatten() {
                 let mut f = self.run_file(&w, &what);
-                f.source = Some(source.to_owned());
+                if self.ctx.details() {
+                    f.source = Some(source.to_owned());
+                }
                 self.push(&s.text, f);
             }
         }
@@ -503,7 +513,7 @@ impl Walker<'_> {
             .entry
             .also
             .iter()
-            .filter(|r| pack::holds(r, &c.level.tail, facts))
+            .filter(|r| pack::holds(r, c.level.tail(), facts))
             .collect();
         if let Some(r) = main {
             self.effects(
@@ -523,7 +533,7 @@ impl Walker<'_> {
                 c.s,
                 c.place,
                 r,
-                &c.level.tail,
+                c.level.tail(),
                 c.depth,
                 c.stdin,
                 c.mods,
@@ -544,7 +554,9 @@ impl Walker<'_> {
         verb: &str,
     ) {
         let mut f = self.own(&effect, id, explain, verb);
-        f.source = Some(format!("{}: {} (handler)", c.place.found.pack, c.name));
+        if self.ctx.details() {
+            f.source = Some(format!("{}: {} (handler)", c.place.found.pack, c.name));
+        }
         self.push(&c.s.text, f);
     }
 

@@ -243,9 +243,9 @@ impl Walker<'_> {
             } else if upload {
                 self.act(
                     c,
-                    Act::NetCopy,
+                    Act::NetRemote,
                     "remote-copy",
-                    &format!("{name} copies files to a remote host"),
+                    &format!("{name} copies files onto another host (it overwrites what is there)"),
                 );
             } else {
                 self.act(
@@ -258,6 +258,22 @@ impl Walker<'_> {
             if !upload && let Some(d) = &dest {
                 let tg = self.target(d);
                 self.found(c, Effect::Write(tg, None), "write", "", "copies into");
+            }
+            if sc.has(&["--remove-source-files"]) {
+                for w in sources.iter().filter(|w| !is_remote(w)) {
+                    let tg = self.target(w);
+                    self.found(
+                        c,
+                        Effect::Delete {
+                            target: tg,
+                            recursive: true,
+                            note: None,
+                        },
+                        "move",
+                        "",
+                        "moves away",
+                    );
+                }
             }
             return;
         }
@@ -402,6 +418,9 @@ impl Walker<'_> {
                 "change-permissions",
                 format!("{name} with targets computed at run time"),
             );
+            if risk == Risk::High {
+                f = f.kind(super::super::Kind::NotUnderstood);
+            }
             f.effect = Some("chmod(?)".into());
             self.push(c.t(), f);
         }

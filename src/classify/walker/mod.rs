@@ -109,6 +109,10 @@ pub(crate) struct Walker<'a> {
     saw_shell: bool,
 }
 
+/// Build tools' wrapper scripts a project carries (`./mvnw`, `./gradlew`): run from the
+/// project, they are the tool their pack describes.
+const PROJECT_WRAPPERS: &[&str] = &["mvnw", "gradlew"];
+
 /// Directories whose programs are named by their file name alone (`/usr/bin/rm` is `rm`).
 const BIN_DIRS: &[&str] = &[
     "/bin",
@@ -135,7 +139,9 @@ impl<'a> Walker<'a> {
             },
             self.ctx,
         );
-        f.effect = Some(effect.to_string());
+        if self.ctx.details() {
+            f.effect = Some(effect.to_string());
+        }
         f
     }
 
@@ -404,8 +410,12 @@ impl<'a> Walker<'a> {
             None => full,
             Some(i) => {
                 let dir = &full[..i];
-                if BIN_DIRS.contains(&dir) || dir.is_empty() {
-                    &full[i + 1..]
+                let base = &full[i + 1..];
+                if BIN_DIRS.contains(&dir)
+                    || dir.is_empty()
+                    || PROJECT_WRAPPERS.contains(&base) && self.target(first).in_project()
+                {
+                    base
                 } else {
                     let f = self.run_file(first, "runs");
                     self.push(&s.text, f);
@@ -442,26 +452,21 @@ impl<'a> Walker<'a> {
                 worst = Some((f, tg));
             }
         }
+        let details = self.ctx.details();
         let f = match worst {
-            Some((f, tg)) if f.rule != "read" => {
-                let mut f = f;
-                f.effect = Some(Effect::Read(tg.clone()).to_string());
+            Some((mut f, tg)) if f.rule != "read" => {
+                if details {
+                    f.effect = Some(Effect::Read(tg.clone()).to_string());
+                }
                 f
             }
             _ => {
                 let mut f =
                     Finding::new(Domain::FileRead, Risk::Low, "read", format!("{verb} files"));
-                f.effect = Some(match files {
-                    [] => "read()".to_owned(),
-                    _ => format!(
-                        "read({})",
-                        files
-                            .iter()
-                            .map(Target::label)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                });
+                if details {
+                    let labels: Vec<String> = files.iter().map(Target::label).collect();
+                    f.effect = Some(format!("read({})", labels.join(", ")));
+                }
                 f
             }
         };

@@ -265,6 +265,16 @@ impl Walker<'_> {
                 method,
                 host: urls.first().map(|u| url_host(u)).unwrap_or_default(),
                 path_words: urls.iter().flat_map(|u| url_path_words(u)).collect(),
+                body_words: data_vals
+                    .iter()
+                    .flat_map(|v| {
+                        v.text
+                            .split(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_')
+                            .filter(|w| !w.is_empty())
+                            .map(str::to_owned)
+                            .collect::<Vec<_>>()
+                    })
+                    .collect(),
                 loopback,
                 payment,
                 uploads: !upload_files.is_empty(),

@@ -71,6 +71,9 @@ impl Walker<'_> {
         let mut i = 0;
         let mut has_c = false;
         let mut has_s = false;
+        // `-n` (noexec): the shell reads the commands and runs none; interactive shells
+        // ignore it.
+        let (mut noexec, mut interactive) = (false, false);
         while i < args.len() {
             let a = args[i].text.as_str();
             if a == "--" || a == "-" {
@@ -78,14 +81,29 @@ impl Walker<'_> {
                 break;
             }
             if matches!(a, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+                if a == "-o" && args.get(i + 1).is_some_and(|w| w.text == "noexec") {
+                    noexec = true;
+                }
                 i += 2;
                 continue;
+            }
+            if a == "--no-execute" {
+                noexec = true;
+            }
+            if a == "--interactive" {
+                interactive = true;
             }
             if a.starts_with("--") {
                 i += 1;
                 continue;
             }
             if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 {
+                if a.starts_with('-') && a.contains('n') {
+                    noexec = true;
+                }
+                if a.contains('i') {
+                    interactive = true;
+                }
                 if a.contains('c') {
                     has_c = true;
                 }
@@ -98,6 +116,15 @@ impl Walker<'_> {
             break;
         }
         let first = if has_s { None } else { args.get(i) };
+        if noexec && !interactive {
+            self.act(
+                c,
+                Act::ShellHarmless,
+                "syntax-check",
+                &format!("{name} -n only checks the syntax: it runs nothing"),
+            );
+            return;
+        }
         if has_c {
             match first {
                 Some(w) => self.shell_text(
@@ -319,7 +346,21 @@ impl Walker<'_> {
             self.line(&lit, depth + 1);
         }
         let mut f = findings.finding;
-        f.effect.get_or_insert_with(|| format!("run(code {lang})"));
+        // What code analysis finds high is a guess from words: not understood, asked.
+        if f.kind == super::super::Kind::Reversible
+            && (f.risk >= super::Risk::High || calls_a_destroying_method(&w.text))
+        {
+            f = f
+                .at_least(super::Risk::High)
+                .kind(super::super::Kind::NotUnderstood);
+            if f.rule == "interpreter-code" {
+                f.rule = "interpreter-destroys".into();
+                f.reason = format!("the {lang} code calls a method that deletes or drops");
+            }
+        }
+        if self.ctx.details() {
+            f.effect.get_or_insert_with(|| format!("run(code {lang})"));
+        }
         self.push(t, f);
     }
 
@@ -643,4 +684,31 @@ fn bind_commands(spec: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Returns whether code calls a method whose name deletes, drops or clears
+/// (`client.deleteIndex(…)`, `db.dropCollection(…)`, `algolia.clearObjects(…)`).
+fn calls_a_destroying_method(code: &str) -> bool {
+    let b = code.as_bytes();
+    let mut i = 0;
+    while let Some(p) = code[i..].find('.') {
+        let start = i + p + 1;
+        let end = b[start..]
+            .iter()
+            .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+            .map_or(b.len(), |n| start + n);
+        if end < b.len() && b[end] == b'(' {
+            let name = code[start..end].to_ascii_lowercase();
+            if [
+                "delete", "destroy", "drop", "purge", "truncate", "clear", "wipe", "erase",
+            ]
+            .iter()
+            .any(|w| name.starts_with(w))
+            {
+                return true;
+            }
+        }
+        i = end.max(start);
+    }
+    false
 }
