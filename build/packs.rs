@@ -150,9 +150,10 @@ impl Baker {
         let also = self.list("Rule", &e.also, |b, r| b.rule(r));
         let flow = self.flow(&e.flow);
         format!(
-            "Entry {{ name: {name}, about: {}, valued: {valued}, options_first: {}, sub_word: SubWord::{:?}, sub: {sub}, handler: {}, lang: {}, flow: {flow}, rules: {rules}, also: {also} }}",
+            "Entry {{ name: {name}, about: {}, valued: {valued}, options_first: {}, abbreviations: {}, sub_word: SubWord::{:?}, sub: {sub}, handler: {}, lang: {}, flow: {flow}, rules: {rules}, also: {also} }}",
             str_(&e.about),
             e.options_first,
+            e.abbreviations,
             e.sub_word,
             opt(&e.handler, |h| format!("Handler::{h:?}")),
             opt(&e.lang, |s| str_(s)),

@@ -50,6 +50,7 @@ pub fn classify_context(
     }
     protected.push(project.root.join(".claude/settings.json"));
     protected.push(project.root.join(".claude/settings.local.json"));
+    protected.push(project.phase_file());
     protected.push(strike::errors_path(project));
     protected.push(strike::index_path(project));
     if let Ok(exe) = std::env::current_exe() {

@@ -20,17 +20,23 @@ pub(crate) struct Opt<'w> {
     pub value: Option<Word>,
 }
 
-impl Opt<'_> {
-    /// Returns whether this is the option `name`, written with its dashes (`-o`, `--output`).
-    pub fn is(&self, name: &str) -> bool {
-        self.name.is(name)
-    }
-}
-
 impl Name<'_> {
     fn is(self, name: &str) -> bool {
+        self.matches(name, false)
+    }
+
+    /// Like [`Name::is`]; with `abbrev`, a long option written shorter (`--forc`) is the
+    /// option it begins (`--force`), as git's option parser takes any unique prefix.
+    fn matches(self, name: &str, abbrev: bool) -> bool {
         match self {
-            Name::Long(long) => long == name,
+            Name::Long(long) => {
+                long == name
+                    || abbrev
+                        && long.len() > 2
+                        && long.starts_with("--")
+                        && name.len() > long.len()
+                        && name.starts_with(long)
+            }
             Name::Short(c) => {
                 let mut rest = name.chars();
                 rest.next() == Some('-')
@@ -51,14 +57,18 @@ pub(crate) struct Scan<'w> {
     pub pos: Vec<&'w Word>,
     /// Index in the argument slice of each positional.
     pub pos_index: Vec<usize>,
+    /// Long options may be written as any prefix of their name.
+    abbrev: bool,
 }
 
 impl Scan<'_> {
     /// Returns whether any of the named options is present.
     pub fn has<S: AsRef<str>>(&self, names: &[S]) -> bool {
-        self.opts
-            .iter()
-            .any(|o| names.iter().any(|n| o.is(n.as_ref())))
+        self.opts.iter().any(|o| {
+            names
+                .iter()
+                .any(|n| o.name.matches(n.as_ref(), self.abbrev))
+        })
     }
 
     /// Returns the values of the named options.
@@ -68,7 +78,11 @@ impl Scan<'_> {
     ) -> impl Iterator<Item = &'a Word> + 'a {
         self.opts
             .iter()
-            .filter(move |o| names.iter().any(|n| o.is(n.as_ref())))
+            .filter(move |o| {
+                names
+                    .iter()
+                    .any(|n| o.name.matches(n.as_ref(), self.abbrev))
+            })
             .filter_map(|o| o.value.as_ref())
     }
 
@@ -86,7 +100,21 @@ pub(crate) fn scan<'w>(
     valued: &[&str],
     stop_at_first_positional: bool,
 ) -> Scan<'w> {
-    let mut s = Scan::default();
+    scan_with(args, valued, stop_at_first_positional, false)
+}
+
+/// [`scan`], where with `abbrev` a long option may be written as a prefix of its name
+/// (`--forc`, `--mess TEXT`), as programs using git's option parser allow.
+pub(crate) fn scan_with<'w>(
+    args: &'w [Word],
+    valued: &[&str],
+    stop_at_first_positional: bool,
+    abbrev: bool,
+) -> Scan<'w> {
+    let mut s = Scan {
+        abbrev,
+        ..Scan::default()
+    };
     let mut i = 0;
     let mut only_pos = false;
     while i < args.len() {
@@ -130,7 +158,13 @@ pub(crate) fn scan<'w>(
             };
             let value = if let Some(v) = inline {
                 Some(part(v))
-            } else if valued.contains(&name) {
+            } else if valued.contains(&name)
+                || abbrev
+                    && name.len() > 3
+                    && valued
+                        .iter()
+                        .any(|v| v.starts_with("--") && v.starts_with(name))
+            {
                 i += 1;
                 args.get(i).cloned()
             } else {
@@ -192,6 +226,24 @@ mod tests {
         let pos: Vec<&str> = sc.pos.iter().map(|w| w.text.as_str()).collect();
         assert_eq!(pos, ["-p", "pos"]);
         assert_eq!(sc.pos_index, [9, 10]);
+    }
+
+    #[test]
+    fn abbreviated_long_options_match_where_the_program_allows_them() {
+        let args = words("--forc --mess hello --del x");
+        let sc = scan_with(&args, &["--message"], false, true);
+        for name in ["--force", "--message", "--delete"] {
+            assert!(sc.has(&[name]), "{name}");
+        }
+        assert!(!sc.has(&["--dry-run", "--fo"]));
+        assert_eq!(
+            sc.value(&["--message"]).map(|w| w.text.as_str()),
+            Some("hello")
+        );
+        let pos: Vec<&str> = sc.pos.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(pos, ["x"]);
+        let exact = scan(&args, &["--message"], false);
+        assert!(!exact.has(&["--force"]));
     }
 
     #[test]

@@ -501,7 +501,10 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
             || pb.ends_with(b"/.config/fish/config.fish"))
         || is_under(pb, b"/etc/profile.d");
     let account_db = ACCOUNT_DBS.iter().any(|a| is_under(pb, a.as_bytes()));
-    let in_root = is_under(pb, root);
+    // A "project" at the home folder or above it (Claude Code started in `~` or `/`) is no
+    // boundary: start-up files, git's and Claude Code's settings and other users' files live
+    // there, so nothing counts as inside it.
+    let in_root = is_under(pb, root) && !is_under(home, root);
     // The part after `base/` of a path inside `base` ("" for `base` itself).
     let rel_of = |base: &[u8]| -> String {
         let rest = &pb[base.len()..];
@@ -527,7 +530,9 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
     let zone = if in_root {
         let rel_s = rel_of(root);
         let ext = std::str::from_utf8(extension(name_b)).unwrap_or("");
-        if rel_s.starts_with(".git/hooks") || rel_s == ".git/config" {
+        // Any `.git` folder (a nested repository, a submodule's, any case): its config,
+        // hooks and refs decide what git runs and holds.
+        if rel_s.split('/').any(|seg| seg.eq_ignore_ascii_case(".git")) {
             Zone::ProjectGitExec
         } else if rel_s.starts_with("docs/")
             || rel_s.starts_with("doc/")
@@ -611,6 +616,33 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn a_project_at_the_home_folder_does_not_make_the_home_files_project_files() {
+        let home = Path::new("/home/dev");
+        for root in ["/home/dev", "/home", "/"] {
+            let ctx = Context::for_project(Path::new(root), Some(home));
+            for (path, zone) in [
+                ("/home/dev/.bashrc", Zone::HomeTop),
+                ("/home/dev/.gitconfig", Zone::HomeTop),
+                ("/home/dev/.config/fish/conf.d/x.fish", Zone::Home),
+                ("/home/dev/work/a.rs", Zone::Home),
+                ("/etc/passwd", Zone::System),
+            ] {
+                let t = target(Some(PathBuf::from(path)), &ctx);
+                assert_eq!(t.zone, zone, "{path} with the project at {root}");
+                assert!(!t.in_project(), "{path} with the project at {root}");
+            }
+        }
+        let ctx = Context::for_project(Path::new("/home/dev/project"), Some(home));
+        let t = target(Some(PathBuf::from("/home/dev/project/src/a.rs")), &ctx);
+        assert!(t.in_project());
+        let t = target(
+            Some(PathBuf::from("/home/dev/project/sub/.GIT/hooks/x")),
+            &ctx,
+        );
+        assert_eq!(t.zone, Zone::ProjectGitExec);
+    }
 
     #[test]
     fn normalize_table() {

@@ -187,7 +187,14 @@ fn delete(
         }
         return delete_finding(t, verb, true, ctx);
     }
-    if note == Some(PathNote::OnlyEmpty) && !t.protected && !t.holds_protected {
+    // An empty folder of the project, the home or a temporary directory holds nothing;
+    // elsewhere (mount points, a service's run folder) its absence can break the system.
+    if note == Some(PathNote::OnlyEmpty)
+        && !t.protected
+        && !t.holds_protected
+        && t.path.is_some()
+        && (t.in_project() || matches!(t.zone, Zone::Temp | Zone::Home | Zone::HomeTop))
+    {
         return Finding::new(
             Domain::FileDelete,
             Risk::Low,
@@ -631,7 +638,9 @@ pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
             Domain::FileWrite,
             Risk::High,
             "write-git-hooks",
-            format!("{verb} {shown}: git hooks and git config run or configure code"),
+            format!(
+                "{verb} {shown}: git's own files (hooks, config, refs, objects) decide what git runs and keeps"
+            ),
         )),
         Zone::ProjectSrc | Zone::ProjectDocs | Zone::Project => {
             if t.credential {

@@ -87,7 +87,12 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
             c
         }
         "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => {
-            let Some(path) = str_field(input, &["file_path", "notebook_path"]) else {
+            let keys: &[&str] = if tool_name == "NotebookEdit" {
+                &["notebook_path", "file_path"]
+            } else {
+                &["file_path", "notebook_path"]
+            };
+            let Some(path) = str_field(input, keys) else {
                 return one(
                     tool_name,
                     Finding::new(

@@ -2,7 +2,7 @@
 //! options and positional words of each level, which rules hold, and which words a rule's
 //! selection names.
 
-use crate::classify::args::{Scan, scan};
+use crate::classify::args::{Scan, scan_with};
 use crate::shell::Word;
 
 use super::schema::{Carried, Cond, Entry, Pick, Rule, Sel, SubWord, wildcard};
@@ -66,6 +66,8 @@ pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<
     let mut words = args;
     let mut sub = String::new();
     let mut computed = false;
+    let abbrev = program.abbreviations;
+    let scan = |w: &'w [Word], v: &[&str], first: bool| scan_with(w, v, first, abbrev);
     loop {
         valued.extend(entry.valued.iter().map(|v| v.as_ref()));
         let next = if entry.sub.is_empty() {

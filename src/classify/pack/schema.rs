@@ -55,6 +55,11 @@ pub struct Entry {
     /// `nice`, `xargs`) or the subcommand's.
     #[serde(default)]
     pub options_first: bool,
+    /// Long options may be shortened to any prefix of their name (`--forc` for `--force`),
+    /// as git's option parser allows: conditions match the shortened forms too. Set on the
+    /// program, it holds for its subcommands.
+    #[serde(default)]
+    pub abbreviations: bool,
     /// Which positional word selects a subcommand: the first (default), or any of them,
     /// the first entry in the list order that matches some word winning (`gcloud compute
     /// instances delete NAME`, `az vm delete`).

@@ -6,6 +6,7 @@
 //! worst finding decides.
 
 mod apply;
+mod envvars;
 mod files;
 mod net;
 mod shells;
@@ -301,6 +302,9 @@ impl<'a> Walker<'a> {
                 self.script(&sub.script, depth + 1, &s.text);
             }
         }
+        for (name, value) in &s.assigns {
+            self.assignment(s, name, value, depth);
+        }
         let mut leaf = Leaf::default();
         for r in &s.redirects {
             if r.kind == RedirectKind::Duplicate {
@@ -423,6 +427,12 @@ impl<'a> Walker<'a> {
                 }
             }
         };
+        if matches!(
+            name,
+            "export" | "declare" | "typeset" | "local" | "readonly"
+        ) {
+            self.assignment_words(s, &argv[1..], depth);
+        }
         match super::pack::lookup(self.ctx.user_packs(), name) {
             Some(found) => self.apply(s, name, found, &argv[1..], depth, stdin, mods),
             None => {

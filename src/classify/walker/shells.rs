@@ -51,6 +51,9 @@ impl Walker<'_> {
                     && !a.starts_with('=')
                     && a.split('=').next().is_some_and(|n| !n.contains('$'))
             {
+                if !a.starts_with('-') {
+                    self.assignment_words(c.s, std::slice::from_ref(&args[i]), c.depth);
+                }
                 i += 1;
             } else {
                 break;
@@ -81,8 +84,11 @@ impl Walker<'_> {
                 break;
             }
             if matches!(a, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
-                if a == "-o" && args.get(i + 1).is_some_and(|w| w.text == "noexec") {
-                    noexec = true;
+                // Options apply in order: `+o noexec` or `-o exec` (zsh) turn it off again.
+                match (a, args.get(i + 1).map(|w| w.text.as_str())) {
+                    ("-o", Some("noexec")) => noexec = true,
+                    ("+o", Some("noexec")) | ("-o", Some("exec")) => noexec = false,
+                    _ => {}
                 }
                 i += 2;
                 continue;
@@ -98,8 +104,8 @@ impl Walker<'_> {
                 continue;
             }
             if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 {
-                if a.starts_with('-') && a.contains('n') {
-                    noexec = true;
+                if a.contains('n') {
+                    noexec = a.starts_with('-');
                 }
                 if a.contains('i') {
                     interactive = true;
