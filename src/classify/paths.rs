@@ -59,8 +59,11 @@ pub(crate) struct Target {
     pub home_itself: bool,
     /// It is CI configuration in the project (runs code with the repository's secrets).
     pub ci_config: bool,
-    /// It is a project file that tools run as code (test set-up, commit hooks, `.envrc`).
+    /// It is test set-up that runs as code (`conftest.py`).
     pub exec_config: bool,
+    /// A file that runs code outside the session (direnv, commit hooks, editor tasks,
+    /// Claude Code's MCP servers and hook scripts).
+    pub persistent_config: bool,
     /// The path as shown in messages.
     shown: String,
 }
@@ -78,6 +81,7 @@ impl Target {
             home_itself: false,
             ci_config: false,
             exec_config: false,
+            persistent_config: false,
             shown: String::new(),
         }
     }
@@ -575,6 +579,7 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
     let rel = if in_root { rel_of(root) } else { String::new() };
     let ci_config = in_root
         && (rel.starts_with(".github/workflows/")
+            || rel.starts_with(".github/actions/")
             || rel.starts_with(".circleci/")
             || rel.starts_with(".buildkite/")
             || rel.starts_with(".gitlab/ci")
@@ -587,14 +592,24 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
                     | "bitbucket-pipelines.yml"
                     | ".travis.yml"
             ));
-    let exec_config = in_root
-        && (name == "conftest.py"
-            || rel.starts_with(".husky/")
+    let exec_config = in_root && name == "conftest.py";
+    // Files that run code outside this session: on `cd` (direnv), on the person's commits,
+    // when the folder opens, when Claude Code starts or runs its hooks.
+    let persistent_config = in_root
+        && (rel.starts_with(".husky/")
             || rel.starts_with(".githooks/")
             || rel.starts_with(".devcontainer/")
+            || rel.starts_with(".claude/hooks/")
             || matches!(
                 rel.as_str(),
-                ".pre-commit-config.yaml" | ".envrc" | ".vscode/tasks.json" | ".lefthook.yml"
+                ".pre-commit-config.yaml"
+                    | ".envrc"
+                    | ".vscode/tasks.json"
+                    | ".lefthook.yml"
+                    | ".lefthook.yaml"
+                    | "lefthook.yml"
+                    | "lefthook.yaml"
+                    | ".mcp.json"
             ));
     Target {
         path: Some(p),
@@ -607,6 +622,7 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
         home_itself,
         ci_config,
         exec_config,
+        persistent_config,
         shown,
     }
 }

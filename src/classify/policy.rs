@@ -581,12 +581,21 @@ pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
         )
         .kind(Kind::Irreversible);
     }
+    if t.persistent_config {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-persistent-config",
+            format!("{verb} {shown}: a file that runs code outside this session (on cd, on your commits, when the folder opens or Claude Code starts)"),
+        )
+        .kind(Kind::Irreversible);
+    }
     if t.exec_config {
         return Finding::new(
             Domain::FileWrite,
             Risk::High,
             "write-exec-config",
-            format!("{verb} {shown}: a file tools run as code (test set-up, hooks, environment)"),
+            format!("{verb} {shown}: test set-up that pytest runs as code"),
         );
     }
     let irr = |f: Finding| f.kind(Kind::Irreversible);
