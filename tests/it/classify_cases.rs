@@ -68,7 +68,8 @@ pub fn context() -> Context {
     )
 }
 
-fn decision(c: &Classification, trust: f64) -> &'static str {
+/// Decides a classification at a trust score, with default weights and thresholds.
+pub fn decision(c: &Classification, trust: f64) -> &'static str {
     decide::decide(&Inputs {
         class: c,
         trust,

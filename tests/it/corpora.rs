@@ -14,9 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use oath::classify::{self, Classification, Risk};
-use oath::decide::{self, Inputs};
-use oath::trust::{AutonomyParams, RiskWeights};
+use oath::classify::{self, Risk};
 use serde_json::json;
 
 use super::classify_cases::context;
@@ -76,20 +74,6 @@ fn cases() -> Vec<Case> {
         .collect()
 }
 
-fn decision(c: &Classification, trust: f64) -> &'static str {
-    decide::decide(&Inputs {
-        class: c,
-        trust,
-        phase: None,
-        rule: None,
-        strike: None,
-        weights: &RiskWeights::default(),
-        thresholds: &AutonomyParams::default(),
-    })
-    .decision
-    .as_str()
-}
-
 fn agrees(peer: &str, label: &str, risk: Risk) -> bool {
     match (peer, label) {
         ("dcg", "block") => risk >= Risk::High,
@@ -122,8 +106,12 @@ fn agreement_with_the_peer_corpora() {
             .or_default();
         t.n += 1;
         *t.by_risk.entry(c.risk.as_str()).or_default() += 1;
-        *t.initial.entry(decision(&c, 0.3)).or_default() += 1;
-        *t.full.entry(decision(&c, 1.0)).or_default() += 1;
+        *t.initial
+            .entry(super::classify_cases::decision(&c, 0.3))
+            .or_default() += 1;
+        *t.full
+            .entry(super::classify_cases::decision(&c, 1.0))
+            .or_default() += 1;
         if agrees(&case.peer, &case.label, c.risk) {
             t.agree += 1;
         } else {

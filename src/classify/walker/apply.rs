@@ -264,20 +264,25 @@ impl Walker<'_> {
                 f.source = Some(source.clone());
             }
         }
+        // A rule whose path selection found nothing: said, with what it would have done.
+        let no_path = |risk, rule: &'static str, effect: &str| {
+            let mut f = Finding::new(
+                super::Domain::FileWrite,
+                risk,
+                rule,
+                format!("{explain}: no path given"),
+            );
+            if details {
+                f.effect = Some(effect.into());
+                f.source = Some(source.clone());
+            }
+            f
+        };
         if let Some(sel) = &rule.write {
             let verb = verb_of("writes");
             let targets = self.targets(sel, level);
             if targets.is_empty() {
-                let mut f = Finding::new(
-                    super::Domain::FileWrite,
-                    super::Risk::Medium,
-                    "write-unknown-path",
-                    format!("{explain}: no path given"),
-                );
-                if details {
-                    f.effect = Some("write()".into());
-                    f.source = Some(source.clone());
-                }
+                let f = no_path(super::Risk::Medium, "write-unknown-path", "write()");
                 self.push(t, f);
             }
             for tg in targets {
@@ -305,16 +310,7 @@ impl Walker<'_> {
                 targets.push(super::super::paths::target(None, self.ctx));
             }
             if targets.is_empty() {
-                let mut f = Finding::new(
-                    super::Domain::FileWrite,
-                    super::Risk::Low,
-                    "delete-nothing",
-                    format!("{explain}: no path given"),
-                );
-                if details {
-                    f.effect = Some("delete()".into());
-                    f.source = Some(source.clone());
-                }
+                let f = no_path(super::Risk::Low, "delete-nothing", "delete()");
                 self.push(t, f);
             }
             for tg in targets {

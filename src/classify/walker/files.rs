@@ -463,17 +463,7 @@ impl Walker<'_> {
             leaf.produces.secret = true;
         }
         if extract {
-            let tg = match &dir {
-                Some(d) => self.target(d),
-                None => self.cwd_target(),
-            };
-            self.found(
-                c,
-                Effect::Write(tg, None),
-                "write",
-                "",
-                "extracts an archive into",
-            );
+            self.extract_into(c, dir.as_ref());
         } else if list {
             self.read_paths(c.t(), &[], "lists an archive:", leaf);
         } else if create {
@@ -567,7 +557,12 @@ impl Walker<'_> {
                         })
                 })
             });
-        let tg = match &dir {
+        self.extract_into(c, dir.as_ref());
+    }
+
+    /// Pushes extracting an archive into `dir` (or the working directory).
+    fn extract_into(&mut self, c: &Handled<'_, '_, '_>, dir: Option<&Word>) {
+        let tg = match dir {
             Some(d) => self.target(d),
             None => self.cwd_target(),
         };
