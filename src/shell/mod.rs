@@ -24,6 +24,9 @@ use std::fmt;
 pub const MAX_INPUT: usize = 64 * 1024;
 /// Deepest chain of re-parses (`bash -c` inside `$(…)` inside `eval` …).
 pub const MAX_DEPTH: usize = 16;
+/// Most bytes variables may expand to on one line; past it, values stay unknown and the
+/// line is [`Problem::TooLarge`] (`v2=$v1$v1…` doubles at every step).
+pub const MAX_EXPANSION: usize = 256 * 1024;
 
 /// A parsed command line: every pipeline it would run, in source order.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -47,6 +50,8 @@ pub enum Problem {
     ParserPanic,
     /// The parser did not finish within [`PARSE_BUDGET`].
     TooSlow,
+    /// Its variables expand past [`MAX_EXPANSION`] bytes.
+    TooLarge,
 }
 
 impl fmt::Display for Problem {
@@ -56,6 +61,11 @@ impl fmt::Display for Problem {
             Self::TooDeep => f.write_str("command is nested deeper than oath follows"),
             Self::Syntax(e) => write!(f, "command does not parse: {e}"),
             Self::ParserPanic => f.write_str("the shell parser failed on this command"),
+            Self::TooLarge => write!(
+                f,
+                "its variables expand to more than {} KiB",
+                MAX_EXPANSION / 1024
+            ),
             Self::TooSlow => write!(
                 f,
                 "the shell parser did not finish within {} ms",

@@ -383,3 +383,31 @@ fn brush_parser_is_the_patched_copy() {
         "brush-parser from a registry:{entry}"
     );
 }
+
+#[test]
+fn variables_expand_within_a_budget() {
+    let mut line = String::from("a=xxxxxxxxxx; v0=$a");
+    for i in 1..8 {
+        line.push_str(&format!(
+            "; v{i}=$v{p}$v{p}$v{p}$v{p}$v{p}$v{p}$v{p}$v{p}$v{p}$v{p}",
+            p = i - 1
+        ));
+    }
+    line.push_str("; echo $v7");
+    let s = parse(&line);
+    assert_eq!(s.problem, Some(Problem::TooLarge));
+    let echoed: usize = s
+        .pipelines
+        .iter()
+        .flat_map(|p| p.stages.iter().flatten())
+        .flat_map(|c| c.words.iter())
+        .map(|w| w.text.len())
+        .sum();
+    assert!(
+        echoed <= super::MAX_EXPANSION + line.len(),
+        "{echoed} bytes"
+    );
+    // Within the budget values are known.
+    let s = parse("d=/tmp/x; rm -rf $d");
+    assert_eq!(s.problem, None);
+}

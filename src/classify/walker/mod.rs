@@ -186,6 +186,7 @@ impl<'a> Walker<'a> {
                 shell::Problem::Syntax(_) => "unparseable",
                 shell::Problem::ParserPanic => "parser-failure",
                 shell::Problem::TooSlow => "parser-timeout",
+                shell::Problem::TooLarge => "too-large",
             };
             let shown: String = text.chars().take(200).collect();
             self.push(

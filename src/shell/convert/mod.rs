@@ -107,6 +107,7 @@ fn parse_unguarded(src: &str, depth: usize) -> Script {
         opts,
         problem: None,
         procsub_level: 0,
+        expanded: 0,
     };
     let mut pipelines = Vec::new();
     // The tree is left to the process's exit when it fits the budget; otherwise each and-or

@@ -49,6 +49,8 @@ pub(super) struct Conv {
     pub(super) problem: Option<Problem>,
     /// Process substitutions entered.
     pub(super) procsub_level: usize,
+    /// Bytes variables expanded to so far (bounded by [`crate::shell::MAX_EXPANSION`]).
+    pub(super) expanded: usize,
 }
 
 impl Conv {

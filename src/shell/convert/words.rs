@@ -150,6 +150,13 @@ impl Conv {
                 return;
             }
             if let Some((_, v)) = self.vars.iter().rev().find(|(n, _)| n == name) {
+                let grown = self.expanded.saturating_add(v.len());
+                if grown > crate::shell::MAX_EXPANSION {
+                    self.problem.get_or_insert(crate::shell::Problem::TooLarge);
+                    b.push_unknown(src);
+                    return;
+                }
+                self.expanded = grown;
                 let v = v.clone();
                 if dq {
                     b.push_str(&v);
@@ -424,6 +431,7 @@ mod tests {
             opts: super::super::options(),
             problem: None,
             procsub_level: 0,
+            expanded: 0,
         }
     }
 
