@@ -30,6 +30,13 @@ pub struct Evaluation {
     pub phase: Option<Phase>,
 }
 
+/// Where administrators' managed settings live (they can register hooks no one overrides).
+const MANAGED_SETTINGS: [&str; 3] = [
+    "/etc/claude-code",
+    "/Library/Application Support/ClaudeCode",
+    "C:\\Program Files\\ClaudeCode",
+];
+
 /// Returns the classification context for a project: paths the agent must not modify
 /// included.
 pub fn classify_context(
@@ -44,12 +51,26 @@ pub fn classify_context(
     if let Some(p) = env.user_packs_dir() {
         protected.push(p);
     }
+    // Everything Claude Code reads hooks or permission rules from: settings at every scope,
+    // plugins, and the agents, skills and commands whose front matter can carry hooks.
+    // Not what it writes as ordinary work (plans, todos, transcripts, CLAUDE.md).
+    const HOOK_SOURCES: [&str; 6] = [
+        "settings.json",
+        "settings.local.json",
+        "plugins",
+        "agents",
+        "skills",
+        "commands",
+    ];
     if let Some(claude) = env.claude_dir() {
-        protected.push(claude.join("settings.json"));
-        protected.push(claude.join("settings.local.json"));
+        protected.extend(HOOK_SOURCES.iter().map(|p| claude.join(p)));
     }
-    protected.push(project.root.join(".claude/settings.json"));
-    protected.push(project.root.join(".claude/settings.local.json"));
+    if let Some(home) = &env.home {
+        protected.push(home.join(".claude.json"));
+    }
+    let project_claude = project.root.join(".claude");
+    protected.extend(HOOK_SOURCES.iter().map(|p| project_claude.join(p)));
+    protected.extend(MANAGED_SETTINGS.iter().map(PathBuf::from));
     protected.push(project.phase_file());
     protected.push(strike::errors_path(project));
     protected.push(strike::index_path(project));
@@ -65,6 +86,7 @@ pub fn classify_context(
     .with_worktree(std::sync::Arc::new(crate::worktree::GitWorktree::new(
         &project.root,
     )))
+    .with_links(std::sync::Arc::new(crate::links::FsLinks))
 }
 
 /// A tool call as the gate sees it.

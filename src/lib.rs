@@ -29,6 +29,7 @@ pub mod error;
 pub mod gate;
 pub mod hook;
 pub mod kpt;
+pub mod links;
 pub mod observers;
 pub mod outcome;
 pub mod phase;

@@ -497,6 +497,24 @@ impl fmt::Debug for WorktreeRef {
     }
 }
 
+/// Says where a path really leads: symbolic links in it followed against the file system at
+/// decision time (the part that does not exist yet kept as written). The gate provides one
+/// (I/O at the edge); without one, paths are judged as written.
+pub trait Links: Send + Sync {
+    /// Returns the path with its links followed, or None when nothing in it is a link.
+    fn real(&self, path: &Path) -> Option<PathBuf>;
+}
+
+/// A shared [`Links`].
+#[derive(Clone)]
+pub struct LinksRef(pub std::sync::Arc<dyn Links>);
+
+impl fmt::Debug for LinksRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Links")
+    }
+}
+
 /// What classification needs to know about the surroundings: paths, and through a
 /// [`Worktree`] what git would lose (the only I/O, done by the caller's oracle).
 ///
@@ -511,6 +529,9 @@ pub struct Context {
     expanded_commands: bool,
     user_packs: &'static [pack::schema::Pack],
     worktree: Option<WorktreeRef>,
+    links: Option<LinksRef>,
+    /// The protected paths with their links followed (computed when first needed).
+    protected_real: std::sync::OnceLock<Vec<PathBuf>>,
     details: bool,
 }
 
@@ -540,6 +561,8 @@ impl Context {
             expanded_commands: false,
             user_packs: &[],
             worktree: None,
+            links: None,
+            protected_real: std::sync::OnceLock::new(),
             details: false,
         }
     }
@@ -564,6 +587,44 @@ impl Context {
             worktree: Some(WorktreeRef(worktree)),
             ..self
         }
+    }
+
+    /// Returns the context following symbolic links with `links` where a path is changed.
+    pub fn with_links(self, links: std::sync::Arc<dyn Links>) -> Self {
+        Self {
+            links: Some(LinksRef(links)),
+            ..self
+        }
+    }
+
+    /// Returns where `path` really leads, when a link in it leads elsewhere.
+    pub fn real_path(&self, path: &Path) -> Option<PathBuf> {
+        self.links.as_ref().and_then(|l| l.0.real(path))
+    }
+
+    /// Returns the protected paths a link leads elsewhere, as the file system resolves them
+    /// (empty without a [`Links`] oracle, or when none does).
+    pub(crate) fn protected_real(&self) -> &[PathBuf] {
+        self.protected_real.get_or_init(|| {
+            let Some(l) = &self.links else {
+                return Vec::new();
+            };
+            // Most protected paths lie under the home or the project: when neither leads
+            // elsewhere, those are already real and cost no lookup.
+            let plain = |base: &Path| l.0.real(base).is_none().then(|| base.to_path_buf());
+            let home = self.home.as_deref().and_then(plain);
+            let root = plain(&self.project_root);
+            self.protected
+                .iter()
+                .filter_map(|p| {
+                    let under_plain = [&home, &root]
+                        .into_iter()
+                        .flatten()
+                        .any(|b| p.starts_with(b));
+                    if under_plain { None } else { l.0.real(p) }
+                })
+                .collect()
+        })
     }
 
     /// Returns what deleting `path` inside the project would lose (work, without an oracle).
@@ -632,6 +693,11 @@ impl Context {
     pub fn expanded_commands(&self) -> bool {
         self.expanded_commands
     }
+}
+
+/// Returns a path lexically normalised (no `.`, `..`, repeated or trailing slashes).
+pub fn normalize_path(p: &Path) -> PathBuf {
+    paths::normalize(p)
 }
 
 /// Classifies one tool call.

@@ -307,7 +307,26 @@ pub(crate) fn resolve(
     } else {
         cwd?.join(cut)
     };
-    Some(normalize(&joined))
+    proc_alias(normalize(&joined), cwd)
+}
+
+/// Follows `/proc/self/cwd` and `/proc/self/root` (the shell's own working directory and
+/// root) to what they name; another process's are unknown (None).
+fn proc_alias(p: PathBuf, cwd: Option<&Path>) -> Option<PathBuf> {
+    let Ok(rest) = p.strip_prefix("/proc") else {
+        return Some(p);
+    };
+    let mut parts = rest.components();
+    let (Some(who), Some(link)) = (parts.next(), parts.next()) else {
+        return Some(p);
+    };
+    let tail = parts.as_path();
+    match (who.as_os_str().to_str(), link.as_os_str().to_str()) {
+        (Some("self" | "thread-self"), Some("cwd")) => Some(normalize(&cwd?.join(tail))),
+        (Some("self" | "thread-self"), Some("root")) => Some(normalize(&Path::new("/").join(tail))),
+        (_, Some("cwd" | "root")) => None,
+        _ => Some(p),
+    }
 }
 
 const SYSTEM_DIRS: &[&str] = &[
@@ -458,6 +477,48 @@ pub(crate) fn credential_name(name: &str) -> bool {
         ]
         .iter()
         .any(|e| name.ends_with(e))
+}
+
+/// Returns the place a change of `t` really reaches when a symbolic link (in `t`, or in the
+/// path of something oath protects) makes it one oath protects; None otherwise.
+pub(crate) fn followed(t: &Target, ctx: &Context) -> Option<Target> {
+    if t.protected || t.holds_protected {
+        return None;
+    }
+    let p = t.path.as_deref()?;
+    let real = ctx.real_path(p);
+    if let Some(r) = &real {
+        let tg = target(Some(r.clone()), ctx);
+        if tg.protected || tg.holds_protected {
+            return Some(Target {
+                shown: format!("{} (a link to {})", t.shown, tg.shown),
+                ..tg
+            });
+        }
+    }
+    let real = real.unwrap_or_else(|| p.to_path_buf());
+    let rb = bytes(&real);
+    let protected = ctx.protected_real().iter().any(|q| is_under(rb, bytes(q)));
+    let root = ctx.project_root();
+    let root_real = ctx.real_path(root).unwrap_or_else(|| root.to_path_buf());
+    let holds = !protected
+        && rb != bytes(&root_real)
+        && ctx.protected_real().iter().any(|q| is_under(bytes(q), rb));
+    (protected || holds).then(|| Target {
+        protected,
+        holds_protected: holds,
+        shown: format!("{} (the same place as a protected path)", t.shown),
+        ..t.clone()
+    })
+}
+
+/// Returns whether anything oath protects lies inside `t` (the project root included: an
+/// archive or a diff applied there can reach `.claude/settings.json`).
+pub(crate) fn contains_protected(t: &Target, ctx: &Context) -> bool {
+    t.protected
+        || t.path
+            .as_deref()
+            .is_some_and(|p| ctx.protected().iter().any(|q| is_under(bytes(q), bytes(p))))
 }
 
 /// Classifies a resolved path.

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use super::effect::{Code, Effect, Request};
 use super::pack::schema::{Act, PathNote};
-use super::paths::{Target, Zone};
+use super::paths::{self, Target, Zone};
 use super::rule::Finding;
 use super::{Context, Domain, Kind, Loses, Risk};
 
@@ -31,8 +31,39 @@ pub(crate) struct Said<'a> {
     pub safer: Option<&'a str>,
 }
 
+/// Returns the effect a symbolic link turns this one into, when it leads a change to a
+/// place oath protects (`ln -s .claude/settings.json x; echo > x`).
+fn through_links(effect: &Effect, ctx: &Context) -> Option<Effect> {
+    Some(match effect {
+        Effect::Write(t, note) => Effect::Write(paths::followed(t, ctx)?, *note),
+        Effect::Delete {
+            target,
+            recursive,
+            note,
+        } => Effect::Delete {
+            target: paths::followed(target, ctx)?,
+            recursive: *recursive,
+            note: *note,
+        },
+        Effect::Chmod {
+            target,
+            program,
+            mode,
+            recursive,
+        } => Effect::Chmod {
+            target: paths::followed(target, ctx)?,
+            program: program.clone(),
+            mode: mode.clone(),
+            recursive: *recursive,
+        },
+        _ => return None,
+    })
+}
+
 /// Returns the finding for one effect.
 pub(crate) fn finding(effect: &Effect, said: Said<'_>, ctx: &Context) -> Finding {
+    let linked = through_links(effect, ctx);
+    let effect = linked.as_ref().unwrap_or(effect);
     let mut f = match effect {
         Effect::Act(a) => act_finding(*a, said, ctx),
         Effect::Read(t) => read_finding(t, said.verb),

@@ -104,6 +104,7 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
                 );
             };
             let t = paths::target(paths::resolve(path, false, Some(ctx.cwd()), ctx), ctx);
+            let t = paths::followed(&t, ctx).unwrap_or(t);
             let verb = match tool_name {
                 "Write" => "writes",
                 "NotebookEdit" => "edits the notebook",

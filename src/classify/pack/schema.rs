@@ -241,6 +241,8 @@ pub enum PathNote {
     MovesAway,
     /// It removes only empty directories (it refuses the others): nothing is lost.
     OnlyEmpty,
+    /// It only matters when the path is one oath protects (a lock file others wait on).
+    ProtectedOnly,
     /// It only touches the paths when a credential is among them (copies, archives).
     CredentialsOnly,
     /// A download is saved there (running it later on the line runs downloaded code).
@@ -539,6 +541,8 @@ pub enum Handler {
     Powershell,
     /// fzf's `--bind` actions and `--preview`: the commands they run.
     Fzf,
+    /// `patch` and `git apply`: the files the diff names.
+    Patch,
 }
 
 /// A system other than files that a command acts on, and how.

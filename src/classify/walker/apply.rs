@@ -294,6 +294,12 @@ impl Walker<'_> {
                 if rule.note == Some(PathNote::CredentialsOnly) && !tg.credential {
                     continue;
                 }
+                if rule.note == Some(PathNote::ProtectedOnly)
+                    && !tg.protected
+                    && !tg.holds_protected
+                {
+                    continue;
+                }
                 push(self, Effect::Write(tg, rule.note), &verb);
             }
         }
@@ -485,6 +491,7 @@ impl Walker<'_> {
             Handler::Cd => self.h_cd(c),
             Handler::Powershell => self.h_powershell(c),
             Handler::Fzf => self.h_fzf(c, leaf),
+            Handler::Patch => self.h_patch(c),
         }
     }
 

@@ -28,6 +28,15 @@ impl Walker<'_> {
                 .iter()
                 .any(|a| a.text.starts_with("-i") || a.text.starts_with("--in-place"));
         let has_script_opt = sc.has(&["-e", "--expression", "-f", "--file"]);
+        if sc.has(&["-f", "--file"]) {
+            self.found(
+                c,
+                Effect::NotUnderstood,
+                "sed-script-file",
+                "sed runs a script file, whose commands can write files or run programs",
+                "",
+            );
+        }
         let scripts: Vec<String> = if has_script_opt {
             sc.values(&["-e", "--expression"])
                 .map(|w| w.text.clone())
@@ -333,6 +342,40 @@ impl Walker<'_> {
                     "ln" => "links into",
                     _ => "copies into",
                 };
+                // Into a folder, each source lands at `folder/its name`: that is what a
+                // protected file would be replaced by (`mv /tmp/settings.json .claude/`).
+                let into_dir = !sc.has(&["-T", "--no-target-directory"])
+                    && (sc.has(&["-t", "--target-directory"])
+                        || d.text.ends_with('/')
+                        || sources.len() > 1
+                        || tg.path.as_deref().is_some_and(std::path::Path::is_dir));
+                if into_dir && d.literal {
+                    for w in &sources {
+                        let base = w
+                            .text
+                            .trim_end_matches('/')
+                            .rsplit('/')
+                            .next()
+                            .unwrap_or("");
+                        if !w.literal || base.is_empty() || base == "." || base == ".." {
+                            if tg.holds_protected {
+                                self.found(
+                                    c,
+                                    Effect::NotUnderstood,
+                                    "write-unknown-path",
+                                    &format!("{name} puts files whose names are computed into a folder that holds oath's or Claude Code's settings"),
+                                    "",
+                                );
+                            }
+                            continue;
+                        }
+                        let joined = Word::lit(format!("{}/{base}", d.text.trim_end_matches('/')));
+                        let inner = self.target(&joined);
+                        if inner.protected {
+                            self.found(c, Effect::Write(inner, None), "write", "", verb);
+                        }
+                    }
+                }
                 self.found(c, Effect::Write(tg, None), "write", "", verb);
             }
             None => {
@@ -560,12 +603,26 @@ impl Walker<'_> {
         self.extract_into(c, dir.as_ref());
     }
 
-    /// Pushes extracting an archive into `dir` (or the working directory).
+    /// Pushes extracting an archive into `dir` (or the working directory). Its entries are
+    /// unknown: into a folder that holds oath's or Claude Code's settings, it could replace
+    /// them.
     fn extract_into(&mut self, c: &Handled<'_, '_, '_>, dir: Option<&Word>) {
         let tg = match dir {
             Some(d) => self.target(d),
             None => self.cwd_target(),
         };
+        if paths::contains_protected(&tg, self.ctx) {
+            self.found(
+                c,
+                Effect::NotUnderstood,
+                "extract-over-settings",
+                &format!(
+                    "extracts an archive oath cannot see into {}, which holds oath's or Claude Code's settings",
+                    tg.shown()
+                ),
+                "",
+            );
+        }
         self.found(
             c,
             Effect::Write(tg, None),

@@ -9,6 +9,7 @@ mod apply;
 mod envvars;
 mod files;
 mod net;
+mod patch;
 mod shells;
 
 use std::path::PathBuf;

@@ -375,10 +375,44 @@ impl Walker<'_> {
         let name = c.name;
         let sc = scan(
             c.args(),
-            &["-F", "-v", "-f", "--field-separator", "--assign", "--file"],
+            &[
+                "-F",
+                "-v",
+                "-f",
+                "--field-separator",
+                "--assign",
+                "--file",
+                "-i",
+                "--include",
+                "-l",
+                "--load",
+                "-E",
+                "--exec",
+            ],
             false,
         );
-        if sc.has(&["-f", "--file"]) {
+        // gawk's `-i inplace` rewrites the files it reads; another `-i`, `-l` or `-E` loads
+        // awk source or a compiled extension.
+        let includes: Vec<&str> = sc
+            .values(&["-i", "--include"])
+            .map(|w| w.text.as_str())
+            .collect();
+        let inplace = includes
+            .iter()
+            .any(|i| *i == "inplace" || *i == "inplace.awk");
+        if includes
+            .iter()
+            .any(|i| *i != "inplace" && *i != "inplace.awk")
+            || sc.has(&["-l", "--load"])
+        {
+            self.act(
+                c,
+                Act::ShellUnknownCode,
+                "interpreter-code",
+                &format!("{name} loads awk code or an extension from a file"),
+            );
+        }
+        if sc.has(&["-f", "--file", "-E", "--exec"]) {
             self.act(
                 c,
                 Act::ToolRun,
@@ -397,6 +431,17 @@ impl Walker<'_> {
             return;
         };
         let files: Vec<paths::Target> = sc.pos[1..].iter().map(|w| self.target(w)).collect();
+        if inplace {
+            for tg in &files {
+                self.found(
+                    c,
+                    Effect::Write(tg.clone(), None),
+                    "write",
+                    "",
+                    &format!("{name} -i inplace rewrites"),
+                );
+            }
+        }
         let p = &prog.text;
         if p.contains("system(")
             || p.contains("| getline")
@@ -417,6 +462,18 @@ impl Walker<'_> {
                 }
             }
             return;
+        }
+        // `print … > "file"`: each literal target is a write; others are unknown paths.
+        let redirected = awk_print_targets(p);
+        for f in &redirected {
+            let tg = self.target(&Word::lit(f));
+            self.found(
+                c,
+                Effect::Write(tg, None),
+                "write",
+                "",
+                &format!("the {name} program writes"),
+            );
         }
         if p.contains("print >") || p.contains("printf >") || p.contains("print>") {
             let mut f = super::Finding::new(
@@ -717,4 +774,26 @@ fn calls_a_destroying_method(code: &str) -> bool {
         i = end.max(start);
     }
     false
+}
+
+/// The quoted file names awk `print`/`printf` statements write to (`print $0 > "out"`,
+/// `printf "x" >> "log"`).
+fn awk_print_targets(prog: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = prog;
+    while let Some(i) = rest.find("print") {
+        let stmt = &rest[i..];
+        let end = stmt.find([';', '}', '\n']).unwrap_or(stmt.len());
+        let stmt = &stmt[..end];
+        if let Some(j) = stmt.find('>') {
+            let target = stmt[j + 1..].trim_start_matches('>').trim_start();
+            if let Some(q) = target.strip_prefix('"')
+                && let Some((name, _)) = q.split_once('"')
+            {
+                out.push(name.to_owned());
+            }
+        }
+        rest = &rest[i + 5..];
+    }
+    out
 }
