@@ -161,7 +161,7 @@ fn notice(tool: &str, hash: &str, count: u32, headline: &str) -> StrikeNotice {
             Some(format!(
                 "{fact} Repeating the same action will not fix it. Stop and ask the user how to \
                  proceed before trying again; running this same action again requires the user's \
-                 approval. Once the cause is fixed, `oath errors resolve {hash}` clears the count."
+                 approval. The count clears when the same action succeeds."
             )),
             Some(format!(
                 "oath 3-strike: the same {tool} error (hash {hash}) occurred {count} times: \

@@ -361,3 +361,19 @@ fn a_reset_by_success_reaches_errors_json_at_once() {
         "{log}"
     );
 }
+
+#[test]
+fn the_agent_is_never_told_how_to_clear_its_own_strikes() {
+    for count in [2, 3, 4] {
+        let n = notice("Bash", "abcd1234", count, "cargo test failed");
+        let context = n.context.unwrap_or_default();
+        assert!(!context.contains("oath errors"), "{context}");
+        if count >= 3 {
+            assert!(
+                n.system_message
+                    .is_some_and(|m| m.contains("oath errors resolve")),
+                "the user is told"
+            );
+        }
+    }
+}
