@@ -16,7 +16,7 @@ use serde_json::{Map, json};
 
 use crate::audit;
 use crate::clock::Timestamp;
-use crate::config::{Config, ConfigError, OnError};
+use crate::config::{Config, OnError};
 use crate::gate;
 use crate::outcome;
 use crate::project::{Env, Project};
@@ -261,18 +261,20 @@ fn refuse(e: &InputError, bytes: &[u8], ctx: &Ctx) -> Answer {
 /// Answers a parsed payload.
 fn answer_input(input: &HookInput, ctx: &Ctx) -> Answer {
     let project = Project::resolve(&ctx.env, input.cwd.as_deref());
-    let user_cfg = ctx.env.user_config_path();
-    let (config, config_warnings) =
-        match Config::load(user_cfg.as_deref(), Some(&project.config_file())) {
-            Ok(l) => (l.config, l.warnings),
-            Err(e) => {
-                if input.event == EventName::PreToolUse {
-                    // The broken file cannot say which fail mode it wants: ask.
-                    return internal_error(Some("PreToolUse"), &config_problem(&e), OnError::Ask);
-                }
-                (Config::default(), vec![config_problem(&e)])
-            }
-        };
+    // A file that is invalid is ignored (and named), never weakening a decision; the
+    // project's own file applies whole only once the user approved it.
+    let loaded = Config::in_force(&ctx.env, &project);
+    let notice = if input.event == EventName::SessionStart {
+        loaded.unapproved_notice()
+    } else {
+        None
+    };
+    let config = loaded.config;
+    let config_warnings: Vec<String> = loaded
+        .warnings
+        .into_iter()
+        .map(|w| format!("configuration: {w} (`oath config validate` shows more)"))
+        .collect();
     let answer = match &input.event {
         EventName::PreToolUse => gate::pre_tool_use(&ctx.env, &project, &config, input, ctx.now),
         EventName::PostToolUse | EventName::PostToolUseFailure => {
@@ -314,6 +316,10 @@ fn answer_input(input: &HookInput, ctx: &Ctx) -> Answer {
     for w in config_warnings {
         answer = answer.with_stderr(w);
     }
+    // Once a session: at its start, the user is told the project's file is not approved.
+    if let Some(n) = notice {
+        answer = answer.with_stderr(n.clone()).with_system_message(n);
+    }
     answer
 }
 
@@ -343,21 +349,12 @@ fn record_event(answer: Answer, project: &Project, input: &HookInput, now: Times
     }
 }
 
-fn config_problem(e: &ConfigError) -> String {
-    format!("configuration problem, run `oath config validate`: {e}")
-}
-
 /// Answers input that could not be read. No state is touched; the fail mode comes from the
 /// configuration of the process's project when it can be read.
 fn bad_input(event_hint: Option<&str>, message: &str, ctx: &Ctx) -> Answer {
     let on_error = if event_hint == Some("PreToolUse") {
         let project = Project::resolve(&ctx.env, None);
-        Config::load(
-            ctx.env.user_config_path().as_deref(),
-            Some(&project.config_file()),
-        )
-        .map(|l| l.config.on_error)
-        .unwrap_or_default()
+        Config::in_force(&ctx.env, &project).config.on_error
     } else {
         OnError::Ask
     };

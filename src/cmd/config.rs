@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::config::{Config, ConfigError, Layer};
+use crate::config::{Config, ConfigError, Layer, approval};
 use crate::error::{CliError, Result};
 use crate::project::{Env, Project};
 use crate::ui;
@@ -15,8 +15,12 @@ oath reads YAML: the project's `.oath.yaml` over the user file (`$OATH_CONFIG`, 
 `$XDG_CONFIG_HOME/oath/config.yaml`, else `~/.config/oath/config.yaml`), key by key, over
 built-in defaults equal to the seed values.
 
+A project's `.oath.yaml` can be written by the agent, so until you approve its content
+(`oath config trust`) only its deny and ask rules apply; any change needs approval again.
+
 Examples:
   oath config show             the configuration in force, and where it came from
+  oath config trust            approve the project's .oath.yaml as it is now
   oath config validate         check the user and project files
   oath config validate x.yaml  check one file
   oath config schema > oath.schema.json")]
@@ -38,6 +42,12 @@ pub enum ConfigAction {
     },
     /// Print the JSON Schema of the configuration (for editors)
     Schema,
+    /// Approve the project's `.oath.yaml` as it is now, so that it applies whole (until
+    /// then, and again after any change, only its deny and ask rules apply)
+    Trust {
+        /// The file to approve (default: the project's `.oath.yaml`)
+        file: Option<PathBuf>,
+    },
 }
 
 /// Runs `oath config`.
@@ -48,9 +58,10 @@ pub fn run(args: &ConfigArgs) -> Result<ExitCode> {
     let project_file = project.config_file();
     match &args.action {
         None | Some(ConfigAction::Show) => {
-            let loaded = Config::load(user.as_deref(), Some(&project_file)).map_err(|e| {
-                CliError::new(e.to_string()).hint("run `oath config validate` for details")
-            })?;
+            let loaded = Config::in_force(&env, &project);
+            if let Some(n) = loaded.unapproved_notice() {
+                ui::warn(&n);
+            }
             ui::out("# oath configuration in force");
             ui::out("# sources, later ones win key by key:");
             ui::out("#   built-in defaults");
@@ -63,7 +74,7 @@ pub fn run(args: &ConfigArgs) -> Result<ExitCode> {
                 ui::out(&format!("#   {name}: {}", path.display()));
             }
             for w in &loaded.warnings {
-                ui::warn(&format!("{w} (this entry is skipped)"));
+                ui::warn(&format!("{w} (skipped)"));
             }
             let yaml = serde_saphyr::to_string(&loaded.config)
                 .map_err(|e| CliError::new(format!("cannot print the configuration: {e}")))?;
@@ -89,6 +100,36 @@ pub fn run(args: &ConfigArgs) -> Result<ExitCode> {
                 Config::load(user.as_deref(), Some(&project_file)).map_err(validation_error)?;
             let files: Vec<PathBuf> = loaded.sources.iter().map(|(_, p)| p.clone()).collect();
             report_valid(&files, &loaded.warnings);
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(ConfigAction::Trust { file }) => {
+            let file = file.clone().unwrap_or(project_file);
+            let file = std::path::absolute(&file).unwrap_or(file);
+            let text = std::fs::read(&file)
+                .map_err(|e| CliError::new(format!("cannot read {}: {e}", file.display())))?;
+            let config = Config::from_yaml(&String::from_utf8_lossy(&text), &file)
+                .map_err(validation_error)?;
+            let errors = config.range_errors();
+            if !errors.is_empty() {
+                return Err(validation_error(ConfigError::Invalid(errors)));
+            }
+            let mut warnings = Vec::new();
+            approval::approve(
+                &env.state_root(),
+                &file,
+                &text,
+                crate::clock::Timestamp::now(),
+                &mut warnings,
+            )
+            .map_err(|e| CliError::new(format!("cannot record the approval: {e}")))?;
+            for w in warnings {
+                ui::warn(&w);
+            }
+            ui::out(&format!(
+                "approved {} ({}): it now applies whole; any change needs `oath config trust` again",
+                file.display(),
+                &approval::digest(&text)[..12]
+            ));
             Ok(ExitCode::SUCCESS)
         }
         Some(ConfigAction::Schema) => {

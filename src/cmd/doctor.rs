@@ -291,32 +291,28 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
     }
     // 5. Config.
     let project = Project::resolve(&env, None);
-    match Config::load(
-        env.user_config_path().as_deref(),
-        Some(&project.config_file()),
-    ) {
-        Ok(l) => {
-            if l.sources.is_empty() {
-                r.ok("configuration: built-in defaults (no config file)");
-            } else {
-                let files: Vec<String> = l
-                    .sources
-                    .iter()
-                    .map(|(_, p)| p.display().to_string())
-                    .collect();
-                r.ok(&format!("configuration valid: {}", files.join(", ")));
-            }
-            for w in l.warnings {
-                r.fail(
-                    &format!("configuration entry skipped: {w}"),
-                    "fix the entry; `oath config validate` shows all",
-                );
-            }
-        }
-        Err(e) => r.fail(
-            &format!("configuration invalid: {e}"),
-            "fix it; `oath config validate` explains, and until then PreToolUse asks on every call",
-        ),
+    let l = Config::in_force(&env, &project);
+    if l.sources.is_empty() {
+        r.ok("configuration: built-in defaults (no config file)");
+    } else {
+        let files: Vec<String> = l
+            .sources
+            .iter()
+            .map(|(_, p)| p.display().to_string())
+            .collect();
+        r.ok(&format!("configuration in force: {}", files.join(", ")));
+    }
+    for w in &l.warnings {
+        r.fail(
+            &format!("configuration: {w}"),
+            "fix it; `oath config validate` shows all (an ignored file weakens nothing: the rest applies)",
+        );
+    }
+    if let Some(n) = l.unapproved_notice() {
+        r.fail(
+            &n,
+            "read the project's .oath.yaml, then `oath config trust` applies it whole",
+        );
     }
 
     // Environment variables oath reads, as set for this run.

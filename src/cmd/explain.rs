@@ -34,12 +34,9 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
     };
     let env = Env::from_process();
     let project = Project::resolve(&env, cwd.as_deref());
-    let loaded = Config::load(
-        env.user_config_path().as_deref(),
-        Some(&project.config_file()),
-    )
-    .map_err(|e| CliError::new(e.to_string()).hint("`oath config validate` shows what is wrong"))?;
+    let loaded = Config::in_force(&env, &project);
     let mut warnings = loaded.warnings.clone();
+    warnings.extend(loaded.unapproved_notice());
     let eval = gate::evaluate(
         &env,
         &project,

@@ -92,16 +92,11 @@ impl Ctx {
     fn load() -> Self {
         let env = Env::from_process();
         let project = Project::resolve(&env, None);
-        let cfg = match Config::load(
-            env.user_config_path().as_deref(),
-            Some(&project.config_file()),
-        ) {
-            Ok(l) => l.config.kpt,
-            Err(e) => {
-                ui::warn(&format!("configuration ignored: {e}"));
-                KptConfig::default()
-            }
-        };
+        let loaded = Config::in_force(&env, &project);
+        for w in &loaded.warnings {
+            ui::warn(&format!("configuration: {w}"));
+        }
+        let cfg = loaded.config.kpt;
         Self {
             env,
             project,

@@ -44,18 +44,11 @@ pub struct StatusArgs {
 pub fn run(args: &StatusArgs) -> Result<ExitCode> {
     let env = Env::from_process();
     let project = Project::resolve(&env, None);
-    let config = match Config::load(
-        env.user_config_path().as_deref(),
-        Some(&project.config_file()),
-    ) {
-        Ok(l) => l.config,
-        Err(e) => {
-            ui::warn(&format!(
-                "configuration problem, using the default parameters: {e}"
-            ));
-            Config::default()
-        }
-    };
+    let loaded = Config::in_force(&env, &project);
+    for w in loaded.warnings.iter().chain(&loaded.unapproved_notice()) {
+        ui::warn(&format!("configuration: {w}"));
+    }
+    let config = loaded.config;
     let params = &config.trust;
     let now = Timestamp::now();
     let file = match state::read_json::<TrustFile>(&project.trust_file()) {

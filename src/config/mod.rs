@@ -7,6 +7,8 @@
 //! checked separately (`postToolUse` commands, `rules`) report problems per entry, so one bad
 //! entry does not switch off the other features.
 
+pub mod approval;
+
 use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
@@ -105,6 +107,20 @@ pub enum Layer {
     Project,
 }
 
+/// What became of the project's `.oath.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ProjectFile {
+    /// There is none.
+    #[default]
+    Absent,
+    /// The user approved this content: it applies whole.
+    Approved,
+    /// Not approved: only what tightens applies; these keys were ignored.
+    Unapproved(Vec<String>),
+    /// Invalid: ignored whole.
+    Invalid,
+}
+
 /// A loaded configuration and the files it came from.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -112,8 +128,32 @@ pub struct Loaded {
     pub config: Config,
     /// Files read, with their layer.
     pub sources: Vec<(Layer, PathBuf)>,
-    /// Problems of single entries (a command without `run`, a bad glob): reported, skipped.
+    /// Problems of single entries (a command without `run`, a bad glob): reported, skipped;
+    /// files ignored as invalid.
     pub warnings: Vec<String>,
+    /// What became of the project's file ([`Config::load_checked`]; `Approved` otherwise).
+    pub project: ProjectFile,
+}
+
+impl Loaded {
+    /// The line telling the user that the project's file is not approved, if it is not.
+    pub fn unapproved_notice(&self) -> Option<String> {
+        let ProjectFile::Unapproved(keys) = &self.project else {
+            return None;
+        };
+        if keys.is_empty() {
+            return None;
+        }
+        let file = self
+            .sources
+            .iter()
+            .find(|(l, _)| *l == Layer::Project)
+            .map_or_else(|| ".oath.yaml".to_owned(), |(_, p)| p.display().to_string());
+        Some(format!(
+            "oath: {file} is not approved, so only its deny and ask rules apply ({} ignored); read it, then run `oath config trust` to apply it whole",
+            keys.join(", ")
+        ))
+    }
 }
 
 impl Config {
@@ -148,7 +188,100 @@ impl Config {
             config,
             sources,
             warnings,
+            project: ProjectFile::Approved,
         })
+    }
+
+    /// Loads the configuration a decision uses. It never fails: a file that cannot be read
+    /// or is invalid is ignored (named in `warnings`) and the rest applies, so a broken file
+    /// never weakens a decision. The project's file, which the agent can write, applies whole
+    /// only when `approvals` holds its exact content; otherwise only its deny and ask rules
+    /// (added to the user's) and a stricter `on_error` apply.
+    pub fn load_checked(
+        user: Option<&Path>,
+        project: Option<&Path>,
+        approvals: impl FnOnce() -> approval::Approvals,
+    ) -> Loaded {
+        let mut merged = Value::Object(serde_json::Map::new());
+        let mut sources = Vec::new();
+        let mut warnings = Vec::new();
+        let mut status = ProjectFile::Absent;
+        let mut approvals = Some(approvals);
+        for (layer, path) in [(Layer::User, user), (Layer::Project, project)] {
+            let Some(path) = path else { continue };
+            let text = match crate::state::read_text_file(path, MAX_CONFIG_BYTES) {
+                Ok(Some(t)) => t,
+                Ok(None) => continue,
+                Err(e) => {
+                    warnings.push(format!("{} ignored: cannot read it: {e}", path.display()));
+                    if layer == Layer::Project {
+                        status = ProjectFile::Invalid;
+                    }
+                    continue;
+                }
+            };
+            let value = match parse_layer(&text, path) {
+                Ok(v) => v,
+                Err(e) => {
+                    warnings.push(format!("ignored: {e}"));
+                    if layer == Layer::Project {
+                        status = ProjectFile::Invalid;
+                    }
+                    continue;
+                }
+            };
+            let mut candidate = merged.clone();
+            if layer == Layer::Project {
+                let approved = approvals
+                    .take()
+                    .is_some_and(|a| a().approves(path, text.as_bytes()));
+                if approved {
+                    deep_merge(&mut candidate, value);
+                    status = ProjectFile::Approved;
+                } else {
+                    let (kept, dropped) = approval::tighten_only(value);
+                    approval::merge_tightening(&mut candidate, kept);
+                    status = ProjectFile::Unapproved(dropped);
+                }
+            } else {
+                deep_merge(&mut candidate, value);
+            }
+            let problems = match serde_json::from_value::<Config>(candidate.clone()) {
+                Ok(c) => c.range_errors(),
+                Err(e) => vec![e.to_string()],
+            };
+            if problems.is_empty() {
+                merged = candidate;
+                sources.push((layer, path.to_path_buf()));
+            } else {
+                warnings.push(format!(
+                    "{} ignored: {}",
+                    path.display(),
+                    problems.join("; ")
+                ));
+                if layer == Layer::Project {
+                    status = ProjectFile::Invalid;
+                }
+            }
+        }
+        let config: Config = serde_json::from_value(merged).unwrap_or_default();
+        warnings.extend(config.entry_warnings());
+        Loaded {
+            config,
+            sources,
+            warnings,
+            project: status,
+        }
+    }
+
+    /// Loads the configuration in force for a project ([`Config::load_checked`] of the
+    /// user file and the project's `.oath.yaml`, with the user's approvals).
+    pub fn in_force(env: &crate::project::Env, project: &crate::project::Project) -> Loaded {
+        Self::load_checked(
+            env.user_config_path().as_deref(),
+            Some(&project.config_file()),
+            || approval::Approvals::load(&env.state_root()),
+        )
     }
 
     /// Parses one YAML text as a full configuration (used by `oath config validate`).
@@ -313,6 +446,58 @@ mod tests {
             err.contains("must be below autonomy.auto_approve_threshold"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_checked_load_never_fails_and_an_unapproved_project_only_tightens() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = write(
+            dir.path(),
+            "user.yaml",
+            "rules:\n  deny:\n    - {tool: WebFetch}\n",
+        );
+        let project_text = "autonomy:\n  auto_approve_threshold: 0.45\n  human_required_threshold: 0.1\nrules:\n  allow:\n    - {tool: Bash}\n  deny:\n    - {tool: Write}\n";
+        let project = write(dir.path(), "project.yaml", project_text);
+        let none = approval::Approvals::default;
+        let l = Config::load_checked(Some(&user), Some(&project), none);
+        assert_eq!(l.config.autonomy, AutonomyParams::default());
+        assert!(l.config.rules.allow.is_empty());
+        assert_eq!(l.config.rules.deny.len(), 2, "the user's deny rule stays");
+        assert!(
+            matches!(&l.project, ProjectFile::Unapproved(k) if k.contains(&"autonomy".to_owned()))
+        );
+        assert!(
+            l.unapproved_notice()
+                .is_some_and(|n| n.contains("oath config trust"))
+        );
+        // Approved, the same content applies whole.
+        let mut a = approval::Approvals::default();
+        a.files.insert(
+            std::fs::canonicalize(&project)
+                .unwrap()
+                .display()
+                .to_string(),
+            approval::digest(project_text.as_bytes()),
+        );
+        let l = Config::load_checked(Some(&user), Some(&project), || a);
+        assert_eq!(l.config.autonomy.auto_approve_threshold, 0.45);
+        assert_eq!(l.config.rules.allow.len(), 1);
+        assert_eq!(l.project, ProjectFile::Approved);
+        // An invalid file is ignored, named, and weakens nothing.
+        let broken = write(dir.path(), "broken.yaml", "on_error: allow\ntrust: [\n");
+        let l = Config::load_checked(Some(&user), Some(&broken), none);
+        assert_eq!(l.project, ProjectFile::Invalid);
+        assert_eq!(l.config.on_error, OnError::Ask);
+        assert_eq!(l.config.rules.deny.len(), 1);
+        assert!(
+            l.warnings.iter().any(|w| w.contains("broken.yaml")),
+            "{:?}",
+            l.warnings
+        );
+        let out_of_range = write(dir.path(), "range.yaml", "trust:\n  initial_score: 0.9\n");
+        let l = Config::load_checked(Some(&out_of_range), None, none);
+        assert_eq!(l.config.trust.initial_score, 0.3);
+        assert!(l.warnings.iter().any(|w| w.contains("range.yaml ignored")));
     }
 
     #[test]

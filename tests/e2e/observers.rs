@@ -29,6 +29,13 @@ fn post_tool_command_sees_the_real_call() {
         ".oath.yaml",
         "postToolUse:\n  commands:\n    - tool: Bash\n      run: |\n        env -0 > \"$HOME/observed.env\"\n        cat \"$OATH_TOOL_OUTPUT_FILE\" > \"$HOME/observed.output\"\n",
     );
+    // The user approves the project's file, as they would after reading it.
+    let ok = p
+        .oath()
+        .args(["config", "trust"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "oath config trust");
     let marker = "observed-output-7f3a";
     let command = format!("echo {marker}");
     let script = Script::new()

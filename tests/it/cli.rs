@@ -385,14 +385,31 @@ fn config_show_validate_and_schema() {
     let env = TestEnv::new();
     let project_cfg = env.project().join(".oath.yaml");
     std::fs::write(&project_cfg, "trust:\n  initial_score: 0.2\n").unwrap();
+    // Not approved yet: shown as such, and its parameters do not apply.
     let out = env.oath().args(["config", "show"]).output().unwrap();
     assert!(out.status.success(), "{}", env.render(&out));
+    let text = env.render(&out);
+    assert!(
+        text.contains("is not approved") && text.contains("trust ignored"),
+        "{text}"
+    );
+    assert!(text.contains("initial_score: 0.3"), "{text}");
+    // Approved by the user, the same content applies whole; a change needs approval again.
+    env.trusted_project_config("trust:\n  initial_score: 0.2\n");
+    let out = env.oath().args(["config", "show"]).output().unwrap();
     let text = env.render(&out);
     assert!(
         text.contains("#   project: [TMP]/project/.oath.yaml"),
         "{text}"
     );
     assert!(text.contains("initial_score: 0.2"), "{text}");
+    std::fs::write(&project_cfg, "trust:\n  initial_score: 0.1\n").unwrap();
+    let text = env.render(&env.oath().args(["config", "show"]).output().unwrap());
+    assert!(
+        text.contains("initial_score: 0.3") && text.contains("is not approved"),
+        "{text}"
+    );
+    std::fs::write(&project_cfg, "trust:\n  initial_score: 0.2\n").unwrap();
     env.oath().args(["config", "validate"]).assert().success();
 
     std::fs::write(&project_cfg, "trust:\n  initial_scor: 0.2\n").unwrap();

@@ -222,16 +222,20 @@ fn broken_config_files_fall_back_safely() {
                 None => fs::create_dir_all(&path).unwrap(),
             }
             let label = format!("{label} (user file: {user_level})");
-            // PreToolUse cannot know the fail mode a broken file wanted: it asks, or decides
-            // normally when the file is merely empty.
+            // A broken file is ignored and named; the rest decides, weakened by nothing:
+            // `ls` is allowed as without the file, `rm -rf ~` still denied.
             let run = env.hook(&pre_bash("s", "t0", "ls"));
-            check(&run, "PreToolUse", &label);
-            if bytes.is_some_and(<[u8]>::is_empty) {
-                check_decided(&run, &label);
-            } else {
-                assert_eq!(run.decision().as_deref(), Some("ask"), "{label}");
-                assert!(run.stderr.contains("configuration problem"), "{label}");
+            check_decided(&run, &label);
+            assert_eq!(run.decision().as_deref(), Some("allow"), "{label}");
+            if !bytes.is_some_and(<[u8]>::is_empty) {
+                assert!(
+                    run.stderr.contains("ignored") && run.stderr.contains(&*path.to_string_lossy()),
+                    "{label}: {}",
+                    run.stderr
+                );
             }
+            let run = env.hook(&pre_bash("s", "t0b", "rm -rf ~"));
+            assert_eq!(run.decision().as_deref(), Some("deny"), "{label}");
             // Other events carry on from defaults with a warning.
             let run = env.hook(&post_read(&env, "s", "t1"));
             check(&run, "PostToolUse", &label);

@@ -1067,7 +1067,7 @@ fn kpt_new_finds_an_unrecorded_session_in_claude_projects_and_honours_kpt_dir() 
         .join(".claude/projects/-home-dev-projects-slugkit");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(sample_path(), dir.join(format!("{id}.jsonl"))).unwrap();
-    std::fs::write(env.project().join(".oath.yaml"), "kpt:\n  dir: ~/retro\n").unwrap();
+    env.trusted_project_config("kpt:\n  dir: ~/retro\n");
     let out = env
         .oath()
         .env("OATH_NOW", "2026-02-07T10:20:00Z")

@@ -11,6 +11,7 @@ mod kpt;
 mod observers;
 mod packs;
 mod payloads;
+mod project_config;
 mod safety;
 mod secrets;
 mod sessions;

@@ -51,7 +51,7 @@ fn failure(env: &TestEnv, tool: &str, id: &str, error: &str) -> Value {
 }
 
 fn configure(env: &TestEnv, yaml: &str) {
-    fs::write(env.project().join(".oath.yaml"), yaml).unwrap();
+    env.trusted_project_config(yaml);
 }
 
 fn read(path: impl AsRef<Path>) -> String {

@@ -167,6 +167,17 @@ impl TestEnv {
             .join(format!("{session}.jsonl"))
     }
 
+    /// Writes the project's `.oath.yaml` and approves it as the user would
+    /// (`oath config trust`), so that it applies whole.
+    pub fn trusted_project_config(&self, yaml: &str) {
+        std::fs::write(self.project().join(".oath.yaml"), yaml).unwrap();
+        self.oath()
+            .current_dir(self.project())
+            .args(["config", "trust"])
+            .assert()
+            .success();
+    }
+
     /// Returns an `oath` command with a clean, hermetic environment.
     pub fn oath(&self) -> assert_cmd::Command {
         let mut cmd = Command::new(oath_bin());
