@@ -229,7 +229,8 @@ where
         }
         Err(e) => return Err(io_err("open lock", &lock_file)(e)),
     };
-    lock.lock().map_err(io_err("lock", &lock_file))?;
+    wait_for_lock(&lock, &lock_file)?;
+    sweep_stale_temps(dir);
     let mut value = match read_json::<T>(path) {
         ReadOutcome::Ok(v) => v,
         ReadOutcome::Missing => default(),
@@ -254,6 +255,63 @@ where
     }
     drop(lock);
     Ok(result)
+}
+
+/// How long an update waits for another holder of a state file's lock. Hooks run one at a
+/// time per call, and an update holds the lock for a read and a rename, so anything longer
+/// is a stuck or hostile holder (`flock` on the file): the update gives up with a warning.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Takes the exclusive lock, waiting at most [`LOCK_WAIT`].
+fn wait_for_lock(lock: &fs::File, path: &Path) -> Result<(), StateError> {
+    let start = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(1);
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(50));
+            }
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(StateError::Io {
+                    action: "lock",
+                    path: path.to_path_buf(),
+                    source: io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("another process held it for over {} s", LOCK_WAIT.as_secs()),
+                    ),
+                });
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(io_err("lock", path)(e)),
+        }
+    }
+}
+
+/// Age past which a temp file of [`write_atomic`] belongs to a writer that was killed: a
+/// write takes milliseconds.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes temp files killed writers left in `dir` (those older than [`STALE_TEMP`]; a live
+/// writer's are younger and stay).
+fn sweep_stale_temps(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if !e.file_name().as_encoded_bytes().starts_with(b".oath-tmp-") {
+            continue;
+        }
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_TEMP);
+        if old {
+            let _ = fs::remove_file(e.path());
+        }
+    }
 }
 
 /// Writes a JSON file by temp file, fsync and rename (no lock: callers hold one if needed).
@@ -331,6 +389,53 @@ mod tests {
             },
         )
         .unwrap();
+    }
+
+    #[test]
+    fn temp_files_of_killed_writers_are_swept_and_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        let stale = dir.path().join(".oath-tmp-dead");
+        let live = dir.path().join(".oath-tmp-live");
+        fs::write(&stale, "x").unwrap();
+        fs::write(&live, "x").unwrap();
+        let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        fs::File::options()
+            .write(true)
+            .open(&stale)
+            .unwrap()
+            .set_modified(an_hour_ago)
+            .unwrap();
+        bump(&path, &mut Vec::new());
+        assert!(!stale.exists());
+        assert!(live.exists());
+    }
+
+    #[test]
+    fn a_lock_held_elsewhere_is_waited_for_a_bounded_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        bump(&path, &mut Vec::new());
+        let holder = fs::File::open(lock_path(&path)).unwrap();
+        holder.lock().unwrap();
+        let start = std::time::Instant::now();
+        let err = update_json(
+            &path,
+            Timestamp::from_unix(0),
+            &mut Vec::new(),
+            Counter::new,
+            |_: &mut Counter| (true, ()),
+        )
+        .unwrap_err();
+        let waited = start.elapsed();
+        assert!(err.to_string().contains("held it for over"), "{err}");
+        assert!(waited >= LOCK_WAIT && waited < LOCK_WAIT * 3, "{waited:?}");
+        drop(holder);
+        bump(&path, &mut Vec::new());
+        assert_eq!(
+            read_json::<Counter>(&path).or_default_with(Counter::new)["n"],
+            2
+        );
     }
 
     #[test]

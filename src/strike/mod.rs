@@ -90,6 +90,31 @@ pub fn index_path(project: &Project) -> PathBuf {
     project.plan_dir().join(INDEX_FILE)
 }
 
+/// Creates the branch's `.plan/` folder with a `.gitignore` of `*` (and one in `.plan/` when
+/// oath creates that too), so the log never lands in a commit; an existing folder is left
+/// as its owner made it.
+fn ignore_plan_folder(project: &Project, warnings: &mut Vec<String>) {
+    let dir = project.plan_dir();
+    if dir.exists() {
+        return;
+    }
+    let plan = project.root.join(".plan");
+    let mut made = vec![dir.clone()];
+    if !plan.exists() {
+        made.push(plan);
+    }
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        warnings.push(format!("3-strike: cannot create {}: {e}", dir.display()));
+        return;
+    }
+    for d in made {
+        let _ = std::fs::write(
+            d.join(".gitignore"),
+            "# written by oath: its 3-strike log is local state\n*\n",
+        );
+    }
+}
+
 /// Returns a path relative to the project root for messages.
 fn shown(project: &Project, path: &Path) -> String {
     path.strip_prefix(&project.root)
@@ -198,6 +223,7 @@ pub fn on_failure(
     cfg: &StrikeConfig,
     warnings: &mut Vec<String>,
 ) -> Option<StrikeNotice> {
+    ignore_plan_folder(project, warnings);
     let failure = new_failure(project, input, now);
     let hash = failure.hash.clone();
     let tool = failure.attempt.tool.clone();

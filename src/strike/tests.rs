@@ -377,3 +377,12 @@ fn the_agent_is_never_told_how_to_clear_its_own_strikes() {
         }
     }
 }
+
+#[test]
+fn the_plan_folder_oath_creates_is_ignored_by_git() {
+    let f = fixture();
+    fail(&f, "cargo test", "error[E0425]: cannot find value", 0);
+    let ignore = std::fs::read_to_string(f.project.root.join(".plan/.gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == "*"), "{ignore}");
+    assert!(f.project.plan_dir().join(".gitignore").exists());
+}
