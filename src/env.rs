@@ -12,6 +12,8 @@ pub const OATH_CONFIG: &str = "OATH_CONFIG";
 pub const OATH_DEBUG: &str = "OATH_DEBUG";
 /// Directory of KPT reports, overriding the config and `~/.claude/hurikaeri`.
 pub const OATH_KPT_DIR: &str = "OATH_KPT_DIR";
+/// PreToolUse's deadline in milliseconds (default 5000): past it oath answers its fail mode.
+pub const OATH_DEADLINE_MS: &str = "OATH_DEADLINE_MS";
 /// Project root chosen by Claude Code at launch.
 pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 /// Claude Code's configuration directory (default `~/.claude`).
@@ -73,6 +75,10 @@ pub const ALL: &[(&str, &str)] = &[
     (
         OATH_KPT_DIR,
         "directory of KPT reports (default ~/.claude/hurikaeri)",
+    ),
+    (
+        OATH_DEADLINE_MS,
+        "PreToolUse deadline in ms (default 5000), then the fail mode answers",
     ),
     (CLAUDE_PROJECT_DIR, "project root set by Claude Code"),
     (

@@ -32,6 +32,9 @@ pub struct Ctx {
     pub now: Timestamp,
     /// Event named on the command line (`oath hook PreToolUse`).
     pub event_hint: Option<String>,
+    /// Whether a PreToolUse arms the process's last word ([`crate::watchdog`]): only the
+    /// hook process itself, never a program that runs hooks in-process (tests, the demo).
+    pub last_word: bool,
 }
 
 impl Ctx {
@@ -47,6 +50,7 @@ impl Ctx {
             },
             now,
             event_hint,
+            last_word: false,
         }
     }
 
@@ -56,6 +60,7 @@ impl Ctx {
             env: Env::from_process(),
             now: Timestamp::now(),
             event_hint,
+            last_word: true,
         }
     }
 }
@@ -84,6 +89,13 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
             &ctx,
         ),
     };
+    // Exactly one answer: when the last word (the deadline, an abort) is being written,
+    // this one is not.
+    if !crate::watchdog::claim() {
+        loop {
+            std::thread::park();
+        }
+    }
     let code = answer.emit(&mut io::stdout().lock(), &mut io::stderr().lock());
     ExitCode::from(code)
 }
@@ -270,6 +282,21 @@ fn answer_input(input: &HookInput, ctx: &Ctx) -> Answer {
         None
     };
     let config = loaded.config;
+    if ctx.last_word && input.event == EventName::PreToolUse {
+        // Past its deadline or memory cap, the hook still answers: its fail mode.
+        let deadline = crate::watchdog::deadline();
+        let last = internal_error(
+            Some("PreToolUse"),
+            &format!(
+                "it ran past its {} ms deadline or its memory cap",
+                deadline.as_millis()
+            ),
+            config.on_error,
+        );
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = last.emit(&mut out, &mut err);
+        crate::watchdog::arm(out, err, code, deadline);
+    }
     let config_warnings: Vec<String> = loaded
         .warnings
         .into_iter()

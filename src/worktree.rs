@@ -42,6 +42,7 @@ impl GitWorktree {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
+        crate::watchdog::uncap(&mut cmd);
         let Ok(mut child) = cmd.spawn() else {
             return Loses::Work;
         };

@@ -134,6 +134,7 @@ impl Runner {
                 env,
                 now,
                 event_hint: None,
+                last_word: false,
             },
             project,
             root,

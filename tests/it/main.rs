@@ -4,6 +4,7 @@
 mod classify_cases;
 mod cli;
 mod corpora;
+mod deadline;
 mod explain;
 mod faults;
 mod install;
