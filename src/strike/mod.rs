@@ -58,7 +58,7 @@ use crate::project::Project;
 use crate::protocol::HookInput;
 use crate::state::{self, ReadOutcome, StateError};
 
-use store::{Attempt, ErrorsFile, Index, NewFailure};
+use store::{Attempt, ErrorsFile, Index, LogStamp, NewFailure};
 
 /// Name of the log in the branch's plan folder.
 pub const ERRORS_FILE: &str = "errors.json";
@@ -92,26 +92,67 @@ pub fn index_path(project: &Project) -> PathBuf {
 
 /// Creates the branch's `.plan/` folder with a `.gitignore` of `*` (and one in `.plan/` when
 /// oath creates that too), so the log never lands in a commit; an existing folder is left
-/// as its owner made it.
+/// as its owner made it. Each folder is built under a temporary name with its `.gitignore`
+/// and renamed into place, so a kill never leaves one without it.
 fn ignore_plan_folder(project: &Project, warnings: &mut Vec<String>) {
     let dir = project.plan_dir();
     if dir.exists() {
         return;
     }
     let plan = project.root.join(".plan");
-    let mut made = vec![dir.clone()];
-    if !plan.exists() {
-        made.push(plan);
+    for (target, parent) in [(&plan, &project.root), (&dir, &plan)] {
+        if target.exists() {
+            continue;
+        }
+        if let Err(e) = place_ignored_folder(target, parent) {
+            warnings.push(format!("3-strike: cannot create {}: {e}", target.display()));
+            return;
+        }
     }
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        warnings.push(format!("3-strike: cannot create {}: {e}", dir.display()));
+}
+
+/// Creates `target` (in `parent`) holding only a `.gitignore` of `*`: built as a temporary
+/// folder and renamed, so it appears whole or not at all. Another hook that created it
+/// first wins; its folder is kept.
+fn place_ignored_folder(target: &Path, parent: &Path) -> std::io::Result<()> {
+    sweep_stale_stages(parent);
+    let stage = parent.join(format!("{STAGE_PREFIX}{}", std::process::id()));
+    std::fs::create_dir_all(&stage)?;
+    let built = std::fs::write(
+        stage.join(".gitignore"),
+        "# written by oath: its 3-strike log is local state\n*\n",
+    )
+    .and_then(|()| std::fs::rename(&stage, target));
+    if built.is_err() {
+        let _ = std::fs::remove_dir_all(&stage);
+    }
+    match built {
+        Err(_) if target.is_dir() => Ok(()),
+        other => other,
+    }
+}
+
+/// The name a folder is built under before it is renamed into place.
+const STAGE_PREFIX: &str = ".oath-tmp-folder-";
+
+/// Removes the staging folders of killed hooks (older than a minute) from `parent`.
+fn sweep_stale_stages(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
         return;
-    }
-    for d in made {
-        let _ = std::fs::write(
-            d.join(".gitignore"),
-            "# written by oath: its 3-strike log is local state\n*\n",
-        );
+    };
+    for e in entries.flatten() {
+        let stale = e
+            .file_name()
+            .as_encoded_bytes()
+            .starts_with(STAGE_PREFIX.as_bytes())
+            && e.metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > std::time::Duration::from_secs(60));
+        if stale {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
     }
 }
 
@@ -123,11 +164,26 @@ fn shown(project: &Project, path: &Path) -> String {
         .to_string()
 }
 
-/// Reads the index; a missing or unreadable index means nothing is counted.
+/// Reads the index as the log stands. An index written with another log than the one on
+/// disk (a writer killed between the log's rename and the index's), or missing beside a
+/// log, is rebuilt from the log; with neither, nothing is counted.
 fn read_index(project: &Project) -> Option<Index> {
-    match state::read_json::<Index>(&index_path(project)) {
+    let index = match state::read_json::<Index>(&index_path(project)) {
         ReadOutcome::Ok(i) => Some(i),
         ReadOutcome::Missing | ReadOutcome::Corrupt(_) => None,
+    };
+    let log = errors_path(project);
+    let stale = match (&index, LogStamp::of(&log)) {
+        (Some(i), Some(stamp)) => i.log.as_ref().is_some_and(|l| *l != stamp),
+        (None, Some(_)) => true,
+        (_, None) => false,
+    };
+    if !stale {
+        return index;
+    }
+    match state::read_json::<ErrorsFile>(&log) {
+        ReadOutcome::Ok(errors) => Some(Index::rebuild(&errors)),
+        ReadOutcome::Missing | ReadOutcome::Corrupt(_) => index,
     }
 }
 
@@ -273,39 +329,15 @@ pub fn on_success(
     {
         return;
     }
+    // Rare (only after a failure of this very action): the reset goes to both files, the
+    // log first, so a kill between the two renames leaves an index that readers see is not
+    // the log's.
     let stamp = now.iso_seconds();
-    let errors_file = errors_path(project);
-    let mut inner_warnings = Vec::new();
-    if let Err(e) = state::update_json(
-        &index_path(project),
-        now,
-        warnings,
-        Index::default,
-        |index: &mut Index| {
-            let reset = index.record_success(&action, &stamp);
-            // A reset is rare (only after a failure of this very action): carry it to the
-            // seed's errors.json at once, so readers of that file see the count cleared.
-            if reset && errors_file.exists() {
-                let synced = state::update_json(
-                    &errors_file,
-                    now,
-                    &mut inner_warnings,
-                    ErrorsFile::default,
-                    |errors: &mut ErrorsFile| {
-                        store::reconcile(index, errors);
-                        (true, ())
-                    },
-                );
-                if let Err(e) = synced {
-                    inner_warnings.push(format!("3-strike: errors.json not updated: {e}"));
-                }
-            }
-            (reset, ())
-        },
-    ) {
+    if let Err(e) = update_both(project, now, warnings, |index, errors| {
+        (store::record_success(index, errors, &action, &stamp), ())
+    }) {
         warnings.push(format!("3-strike: success not recorded: {e}"));
     }
-    warnings.append(&mut inner_warnings);
 }
 
 /// Returns the reason to ask when this exact action has escalated (strike 3+). Read-only.
@@ -502,7 +534,13 @@ fn update_both<R>(
                 },
             );
             match r {
-                Ok((changed, value)) => (changed, Ok(value)),
+                Ok((changed, value)) => {
+                    if changed {
+                        // The log is renamed: the index records which log it goes with.
+                        index.log = LogStamp::of(&errors_file);
+                    }
+                    (changed, Ok(value))
+                }
                 Err(e) => (false, Err(e)),
             }
         },

@@ -184,6 +184,10 @@ pub struct Index {
     /// The `seq` of the log this index matches.
     #[serde(default)]
     pub seq: u64,
+    /// The log file this index was written with ([`LogStamp::of`]): a reader that finds
+    /// another log (a writer killed between the two renames) rebuilds the index from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<LogStamp>,
     /// Per error hash.
     #[serde(default)]
     pub hashes: BTreeMap<String, HashState>,
@@ -194,8 +198,43 @@ impl Default for Index {
         Self {
             version: SCHEMA_VERSION,
             seq: 0,
+            log: None,
             hashes: BTreeMap::new(),
         }
+    }
+}
+
+/// What identifies one version of the log file without reading it: every write renames a
+/// new file over it (a new inode, a new modification time).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogStamp {
+    /// The file's inode (0 where there is none).
+    pub inode: u64,
+    /// Its length in bytes.
+    pub len: u64,
+    /// Its modification time, in nanoseconds since the epoch.
+    pub modified_ns: u64,
+}
+
+impl LogStamp {
+    /// Returns the stamp of the file at `path` (`None` when it cannot be read).
+    pub fn of(path: &std::path::Path) -> Option<Self> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        let modified_ns = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .and_then(|d| u64::try_from(d.as_nanos()).ok())?;
+        Some(Self {
+            inode,
+            len: meta.len(),
+            modified_ns,
+        })
     }
 }
 
@@ -455,6 +494,22 @@ pub fn record_failure(
     errors.seq += 1;
     index.seq = errors.seq;
     count
+}
+
+/// Records a success of `action` in both files: the errors it failed with are reset.
+/// Returns whether anything changed.
+pub fn record_success(index: &mut Index, errors: &mut ErrorsFile, action: &str, now: &str) -> bool {
+    if index.seq != errors.seq {
+        *index = Index::rebuild(errors);
+    }
+    reconcile(index, errors);
+    let reset = index.record_success(action, now);
+    if reset {
+        reconcile(index, errors);
+        errors.seq += 1;
+        index.seq = errors.seq;
+    }
+    reset
 }
 
 /// Resolves the hashes chosen by `which` (all when `None`) in both files; returns the

@@ -386,3 +386,28 @@ fn the_plan_folder_oath_creates_is_ignored_by_git() {
     assert!(ignore.lines().any(|l| l == "*"), "{ignore}");
     assert!(f.project.plan_dir().join(".gitignore").exists());
 }
+
+#[test]
+fn folders_are_placed_whole_and_stale_stages_swept() {
+    let dir = tempfile::tempdir().unwrap();
+    let stale = dir.path().join(format!("{STAGE_PREFIX}1"));
+    std::fs::create_dir_all(&stale).unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(120);
+    std::fs::File::open(&stale)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let target = dir.path().join(".plan");
+    place_ignored_folder(&target, dir.path()).unwrap();
+    assert!(target.join(".gitignore").exists());
+    assert!(!stale.exists(), "a killed hook's stage is swept");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, [".plan"], "no stage is left");
+    // A folder another hook placed first is kept as it is.
+    std::fs::write(target.join("mine"), "x").unwrap();
+    place_ignored_folder(&target, dir.path()).unwrap();
+    assert!(target.join("mine").exists());
+}

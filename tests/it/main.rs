@@ -8,6 +8,7 @@ mod deadline;
 mod explain;
 mod faults;
 mod install;
+mod kills;
 mod kpt;
 mod observers;
 mod packs;
