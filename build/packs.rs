@@ -193,8 +193,22 @@ impl Baker {
             None => "None".into(),
             Some(f) => format!("Some({})", self.flow(f)),
         };
+        let rewrites = match &r.rewrites {
+            None => "None".into(),
+            Some(w) => {
+                let rev = match &w.rev {
+                    Some(s) => format!("Some({})", self.sel(s)),
+                    None => "None".into(),
+                };
+                format!(
+                    "Some(Rewrites {{ from: RewriteFrom::{:?}, rev: {rev}, default: {} }})",
+                    w.from,
+                    opt(&w.default, |s| str_(s)),
+                )
+            }
+        };
         format!(
-            "Rule {{ when: {when}, id: {}, explain: {}, safer: {}, act: {}, read: {}, write: {}, delete: {}, chmod: {}, wipe: {}, verb: {}, recursive: {recursive}, note: {}, run: {run}, cd: {}, flow: {flow} }}",
+            "Rule {{ when: {when}, id: {}, explain: {}, safer: {}, act: {}, read: {}, write: {}, delete: {}, chmod: {}, wipe: {}, verb: {}, recursive: {recursive}, note: {}, run: {run}, cd: {}, flow: {flow}, rewrites: {rewrites} }}",
             str_(&r.id),
             str_(&r.explain),
             opt(&r.safer, |s| str_(s)),

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::classify::{Loses, Worktree};
+use crate::classify::{Differs, Loses, Worktree};
 
 /// Longest a `git status` may take before its answer counts as "work would be lost".
 const GIT_BUDGET: Duration = Duration::from_millis(1500);
@@ -33,35 +33,39 @@ impl GitWorktree {
     /// Runs `git status --porcelain` with the given extra arguments: `Nothing` when it prints
     /// nothing, `Work` when it prints an entry, fails, is not a repository or takes too long.
     fn status(&self, extra: &[&std::ffi::OsStr]) -> Loses {
+        let mut args: Vec<&std::ffi::OsStr> = ["status", "--porcelain=v1", "-z", "--ignored=no"]
+            .into_iter()
+            .map(std::ffi::OsStr::new)
+            .collect();
+        args.extend_from_slice(extra);
+        match self.git(&args) {
+            Some((0, out)) if out.is_empty() => Loses::Nothing,
+            _ => Loses::Work,
+        }
+    }
+
+    /// Runs git in the project within [`GIT_BUDGET`]: its exit code and output, or None when
+    /// it cannot start, dies by a signal or takes too long.
+    fn git(&self, args: &[&std::ffi::OsStr]) -> Option<(i32, Vec<u8>)> {
         let mut cmd = Command::new("git");
         cmd.arg("-C")
             .arg(&self.root)
-            .args(["status", "--porcelain=v1", "-z", "--ignored=no"])
-            .args(extra)
+            .args(args)
             .env("GIT_OPTIONAL_LOCKS", "0")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         crate::watchdog::uncap(&mut cmd);
-        let Ok(mut child) = cmd.spawn() else {
-            return Loses::Work;
-        };
+        let mut child = cmd.spawn().ok()?;
         let started = Instant::now();
         loop {
             match child.try_wait() {
                 Ok(Some(status)) => {
-                    if !status.success() {
-                        return Loses::Work;
-                    }
                     let mut out = Vec::new();
                     if let Some(mut stdout) = child.stdout.take() {
                         let _ = std::io::Read::read_to_end(&mut stdout, &mut out);
                     }
-                    return if out.is_empty() {
-                        Loses::Nothing
-                    } else {
-                        Loses::Work
-                    };
+                    return status.code().map(|c| (c, out));
                 }
                 Ok(None) if started.elapsed() < GIT_BUDGET => {
                     std::thread::sleep(Duration::from_millis(1));
@@ -69,7 +73,7 @@ impl GitWorktree {
                 _ => {
                     let _ = child.kill();
                     let _ = child.wait();
-                    return Loses::Work;
+                    return None;
                 }
             }
         }
@@ -102,11 +106,39 @@ impl Worktree for GitWorktree {
     fn changes(&self) -> Loses {
         self.status(&[std::ffi::OsStr::new("--untracked-files=normal")])
     }
+
+    fn differs(&self, revisions: &[String], paths: &[PathBuf]) -> Differs {
+        // A revision that reads as an option is no revision: the command fails too.
+        if revisions.iter().any(|r| r.starts_with('-') || r.is_empty()) {
+            return Differs::No;
+        }
+        let mut args: Vec<&std::ffi::OsStr> = [
+            "diff",
+            "--quiet",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--end-of-options",
+        ]
+        .into_iter()
+        .map(std::ffi::OsStr::new)
+        .collect();
+        args.extend(revisions.iter().map(std::ffi::OsStr::new));
+        args.push(std::ffi::OsStr::new("--"));
+        args.extend(paths.iter().map(|p| p.as_os_str()));
+        match self.git(&args) {
+            Some((0, _)) => Differs::No,
+            Some((1, _)) => Differs::Yes,
+            // No such version, not a repository: the command fails the same way.
+            Some(_) => Differs::No,
+            None => Differs::Unknown,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::classify::Differs;
 
     fn git(dir: &Path, args: &[&str]) {
         let ok = Command::new("git")
@@ -163,6 +195,47 @@ mod tests {
             GitWorktree::new(plain.path()).loses(&plain.path().join("f")),
             Loses::Work,
             "no repository keeps it"
+        );
+    }
+
+    #[test]
+    fn git_says_whether_a_version_changes_the_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q", "-b", "main"]);
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        std::fs::write(root.join(".claude/settings.json"), "{}").unwrap();
+        std::fs::write(root.join("a.rs"), "a").unwrap();
+        git(root, &["add", "-A"]);
+        git(root, &["commit", "-q", "-m", "one"]);
+        git(root, &["checkout", "-q", "-b", "code"]);
+        std::fs::write(root.join("a.rs"), "b").unwrap();
+        git(root, &["commit", "-q", "-am", "code"]);
+        git(root, &["checkout", "-q", "-b", "evil", "main"]);
+        std::fs::write(
+            root.join(".claude/settings.json"),
+            "{\"disableAllHooks\":true}",
+        )
+        .unwrap();
+        git(root, &["commit", "-q", "-am", "evil"]);
+        git(root, &["checkout", "-q", "main"]);
+        let w = GitWorktree::new(root);
+        let settings = [PathBuf::from(".claude/settings.json")];
+        let rev = |r: &[&str]| r.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(w.differs(&rev(&["HEAD", "code"]), &settings), Differs::No);
+        assert_eq!(w.differs(&rev(&["HEAD", "evil"]), &settings), Differs::Yes);
+        assert_eq!(w.differs(&rev(&["HEAD...evil"]), &settings), Differs::Yes);
+        assert_eq!(w.differs(&rev(&["evil^", "evil"]), &settings), Differs::Yes);
+        assert_eq!(w.differs(&rev(&["code^", "code"]), &settings), Differs::No);
+        assert_eq!(w.differs(&[], &settings), Differs::No, "index = tree");
+        std::fs::write(root.join(".claude/settings.json"), "{\"x\":1}").unwrap();
+        assert_eq!(w.differs(&[], &settings), Differs::Yes, "tree != index");
+        assert_eq!(w.differs(&rev(&["HEAD"]), &settings), Differs::Yes);
+        // No such version, or one that reads as an option: the command fails as well.
+        assert_eq!(w.differs(&rev(&["nope"]), &settings), Differs::No);
+        assert_eq!(
+            w.differs(&rev(&["--output=/tmp/x"]), &settings),
+            Differs::No
         );
     }
 }

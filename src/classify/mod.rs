@@ -485,6 +485,21 @@ pub trait Worktree: Send + Sync {
     fn loses(&self, path: &Path) -> Loses;
     /// Returns what discarding the working tree's uncommitted changes would lose.
     fn changes(&self) -> Loses;
+    /// Returns whether `git diff` with these revision arguments (none: the working tree
+    /// against the index; one: against that version; two: between them) finds a change
+    /// in any of `paths`.
+    fn differs(&self, revisions: &[String], paths: &[PathBuf]) -> Differs;
+}
+
+/// What git says about a difference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Differs {
+    /// No difference (or no such version: the command fails as well).
+    No,
+    /// A difference.
+    Yes,
+    /// Git did not answer in time.
+    Unknown,
 }
 
 /// A shared [`Worktree`].
@@ -640,6 +655,26 @@ impl Context {
         self.worktree
             .as_ref()
             .map_or(Loses::Work, |w| w.0.changes())
+    }
+
+    /// Returns whether the project's `.claude` settings or `.oath.yaml` differ between the
+    /// revisions ([`Worktree::differs`]); without an oracle nothing is known to differ (the
+    /// gate always has one).
+    pub fn protected_differs(&self, revisions: &[String]) -> Differs {
+        let Some(w) = &self.worktree else {
+            return Differs::No;
+        };
+        let inside: Vec<PathBuf> = self
+            .protected
+            .iter()
+            .filter_map(|p| p.strip_prefix(&self.project_root).ok())
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .collect();
+        if inside.is_empty() {
+            return Differs::No;
+        }
+        w.0.differs(revisions, &inside)
     }
 
     /// Returns the context with a user's packs, looked up before the built-in ones.

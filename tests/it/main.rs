@@ -2,6 +2,7 @@
 //! the library.
 
 mod budgets;
+mod bypass;
 mod classify_cases;
 mod cli;
 mod corpora;

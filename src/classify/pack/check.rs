@@ -132,11 +132,15 @@ fn check_rule(r: &Rule, at: &str, valued: &[&str], out: &mut Vec<Problem>) {
         .iter()
         .filter(|p| p.is_some())
         .count();
-    let has_effect =
-        r.act.is_some() || paths > 0 || r.run.is_some() || r.cd.is_some() || r.flow.is_some();
+    let has_effect = r.act.is_some()
+        || paths > 0
+        || r.run.is_some()
+        || r.cd.is_some()
+        || r.flow.is_some()
+        || r.rewrites.is_some();
     if !has_effect {
         problem(
-            "a rule states at least one effect (act, read, write, delete, chmod, wipe, run, cd or flow)",
+            "a rule states at least one effect (act, read, write, delete, chmod, wipe, run, cd, flow or rewrites)",
         );
     }
     if r.recursive.is_some() && r.delete.is_none() && r.chmod.is_none() {

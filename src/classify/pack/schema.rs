@@ -203,6 +203,45 @@ pub struct Rule {
     /// It feeds this into the next command of a pipeline (added to the entry's `flow`).
     #[serde(default)]
     pub flow: Option<Flow>,
+    /// It updates the working tree from another version (git checkout, merge …): the
+    /// protected files that version changes are written. The project's git says which.
+    #[serde(default)]
+    pub rewrites: Option<Rewrites>,
+}
+
+/// The version a command writes the working tree from.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rewrites {
+    /// How the version comes into the working tree.
+    pub from: RewriteFrom,
+    /// The word naming the version (`args[0]`); when absent, `default`.
+    #[serde(default)]
+    pub rev: Option<Sel>,
+    /// The version when none is named (nothing is checked without one).
+    #[serde(default)]
+    pub default: Option<Str>,
+}
+
+/// How a version comes into the working tree, which says what to compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RewriteFrom {
+    /// The working tree moves from HEAD to the version; local changes are carried (checkout
+    /// and switch of a branch): HEAD against the version.
+    Tree,
+    /// The working tree becomes the version, local changes dropped (reset --hard): the
+    /// working tree against the version.
+    Reset,
+    /// What the version changed since it forked from HEAD comes in (merge, rebase):
+    /// `HEAD...version`.
+    Merge,
+    /// What one commit changed comes in (cherry-pick, revert, stash pop): the commit
+    /// against its parent.
+    Commit,
+    /// The working tree takes the index's content (checkout-index): the working tree
+    /// against the index.
+    Index,
 }
 
 /// Whether a deletion or permission change is recursive.
@@ -247,6 +286,9 @@ pub enum PathNote {
     CredentialsOnly,
     /// A download is saved there (running it later on the line runs downloaded code).
     Download,
+    /// It fills the folder with files whose names oath cannot see (an extraction): a
+    /// folder that holds oath's or Claude Code's settings is not understood.
+    Fills,
 }
 
 /// Conditions, all of which must hold.

@@ -6,8 +6,11 @@ use std::borrow::Cow;
 
 use crate::shell::{Simple, Word};
 
+use super::super::Differs;
 use super::super::effect::{Code, Effect};
-use super::super::pack::schema::{Act, Carried, Handler, PathNote, Recursive, Rule};
+use super::super::pack::schema::{
+    Act, Carried, Handler, PathNote, Recursive, RewriteFrom, Rewrites, Rule,
+};
 use super::super::pack::{self, Descent, Facts, Found, Level, View};
 use super::super::paths::{Target, Zone};
 use super::super::policy::{self, Said};
@@ -300,7 +303,38 @@ impl Walker<'_> {
                 {
                     continue;
                 }
+                if rule.note == Some(PathNote::Fills)
+                    && super::super::paths::contains_protected(&tg, self.ctx)
+                {
+                    let why = format!(
+                        "{explain}: it fills {}, which holds oath's or Claude Code's settings, with files oath cannot see",
+                        tg.shown()
+                    );
+                    let f = self.own(&Effect::NotUnderstood, "extract-over-settings", &why, "");
+                    self.push(t, f);
+                }
                 push(self, Effect::Write(tg, rule.note), &verb);
+            }
+        }
+        if let Some(rw) = &rule.rewrites {
+            match self.rewrites(rw, level) {
+                Differs::No => {}
+                Differs::Yes => {
+                    let mut tg = super::super::paths::target(
+                        Some(self.ctx.project_root().join(".claude")),
+                        self.ctx,
+                    );
+                    tg.protected = true;
+                    let verb = format!("{explain}, and so rewrites");
+                    push(self, Effect::Write(tg, None), &verb);
+                }
+                Differs::Unknown => {
+                    let why = format!(
+                        "{explain}: git did not tell in time whether that changes oath's or Claude Code's settings"
+                    );
+                    let f = self.own(&Effect::NotUnderstood, "rewrites-unknown", &why, "");
+                    self.push(t, f);
+                }
             }
         }
         if let Some(sel) = &rule.delete {
@@ -620,5 +654,33 @@ impl Handled<'_, '_, '_> {
     /// Returns the simple command's text.
     pub fn t(&self) -> &str {
         &self.s.text
+    }
+}
+impl Walker<'_> {
+    /// Asks the project's git whether the version a command writes the working tree from
+    /// changes the protected files ([`Rewrites`]). A version computed at run time is unknown.
+    fn rewrites(&self, rw: &Rewrites, level: &View<'_>) -> Differs {
+        if rw.from == RewriteFrom::Index {
+            return self.ctx.protected_differs(&[]);
+        }
+        let named = rw
+            .rev
+            .as_ref()
+            .and_then(|sel| pack::select(sel, level).into_iter().next())
+            .flatten();
+        let rev = match (&named, &rw.default) {
+            (Some(w), _) if !w.literal => return Differs::Unknown,
+            (Some(w), _) => w.text.clone(),
+            (None, Some(d)) => d.to_string(),
+            (None, None) => return Differs::No,
+        };
+        let revisions = match rw.from {
+            RewriteFrom::Tree => vec!["HEAD".to_owned(), rev],
+            RewriteFrom::Reset => vec![rev],
+            RewriteFrom::Merge => vec![format!("HEAD...{rev}")],
+            RewriteFrom::Commit => vec![format!("{rev}^"), rev],
+            RewriteFrom::Index => return Differs::No,
+        };
+        self.ctx.protected_differs(&revisions)
     }
 }

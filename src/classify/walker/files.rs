@@ -328,6 +328,19 @@ impl Walker<'_> {
                 "rsync --delete removes extra files in",
             );
         }
+        if name == "ln" {
+            // A link to oath's or Claude Code's settings is a way to write them (through
+            // the link, or the same inode for a hard link).
+            for w in &sources {
+                let mut tg = self.target(w);
+                // (`/` and the home itself hold everything: a link to them is no such way.)
+                let everything = tg.zone == Zone::Root || tg.path.as_deref() == self.ctx.home();
+                if tg.protected || tg.holds_protected && !everything {
+                    tg.protected = true;
+                    self.found(c, Effect::Write(tg, None), "write", "", "links to");
+                }
+            }
+        }
         for w in &sources {
             let tg = self.target(w);
             if tg.credential && dest.as_ref().is_some_and(|d| !self.target(d).in_project()) {
@@ -347,6 +360,7 @@ impl Walker<'_> {
                 let into_dir = !sc.has(&["-T", "--no-target-directory"])
                     && (sc.has(&["-t", "--target-directory"])
                         || d.text.ends_with('/')
+                        || matches!(d.text.as_str(), "." | "..")
                         || sources.len() > 1
                         || tg.path.as_deref().is_some_and(std::path::Path::is_dir));
                 if into_dir && d.literal {
@@ -358,7 +372,11 @@ impl Walker<'_> {
                             .next()
                             .unwrap_or("");
                         if !w.literal || base.is_empty() || base == "." || base == ".." {
-                            if tg.holds_protected {
+                            // The project root holds `.claude/` too: a folder's content
+                            // copied into it may carry one.
+                            if tg.holds_protected
+                                || tg.path.as_deref() == Some(self.ctx.project_root())
+                            {
                                 self.found(
                                     c,
                                     Effect::NotUnderstood,
@@ -370,7 +388,10 @@ impl Walker<'_> {
                             continue;
                         }
                         let joined = Word::lit(format!("{}/{base}", d.text.trim_end_matches('/')));
-                        let inner = self.target(&joined);
+                        let mut inner = self.target(&joined);
+                        // A folder landing where settings live replaces them
+                        // (`cp -r stage/.claude .`): it writes the protected files.
+                        inner.protected |= inner.holds_protected;
                         if inner.protected {
                             self.found(c, Effect::Write(inner, None), "write", "", verb);
                         }

@@ -417,9 +417,11 @@ impl<'a> Walker<'a> {
             Some(i) => {
                 let dir = &full[..i];
                 let base = &full[i + 1..];
+                // oath's own binary named by its path is oath, judged by its subcommand.
                 if BIN_DIRS.contains(&dir)
                     || dir.is_empty()
                     || PROJECT_WRAPPERS.contains(&base) && self.target(first).in_project()
+                    || base == "oath" && self.target(first).protected
                 {
                     base
                 } else {

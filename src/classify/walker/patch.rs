@@ -35,6 +35,17 @@ impl Walker<'_> {
             self.found(c, Effect::Write(tg, None), "write", "", "patch writes");
             return;
         }
+        // `patch FILE [DIFF]`: the file named first is the one patched, whatever the diff
+        // names.
+        if !git && let Some(file) = sc.pos.first() {
+            let tg = self.target(file);
+            self.found(c, Effect::Write(tg, None), "write", "", "patch writes");
+            if let Some(diff) = sc.pos.get(1) {
+                let tg = self.target(diff);
+                self.found(c, Effect::Read(tg), "read", "", "patch reads the diff");
+            }
+            return;
+        }
         let strip: usize = sc
             .value(&["-p", "--strip"])
             .and_then(|w| w.text.parse().ok())

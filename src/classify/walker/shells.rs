@@ -656,8 +656,13 @@ impl Walker<'_> {
 /// Returns whether `(( … ))` text looks like arithmetic: no two words in a row
 /// (`rm -rf ~` is a command someone hid in arithmetic brackets).
 fn arithmetic_looks_valid(expr: &str) -> bool {
+    // Single quotes never appear in arithmetic (`( ( eval 'cmd' ) )` reaches here as one).
+    if expr.contains('\'') {
+        return false;
+    }
     let mut prev_word = false;
     for tok in expr.split_whitespace() {
+        let tok = tok.trim_matches('"');
         let word = tok
             .trim_start_matches(['-', '+', '!', '~', '('])
             .starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
