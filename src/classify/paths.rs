@@ -219,6 +219,14 @@ fn is_under(p: &[u8], base: &[u8]) -> bool {
     }
 }
 
+/// [`is_under`], ASCII letters compared in any case.
+fn is_under_any_case(p: &[u8], base: &[u8]) -> bool {
+    p.len() >= base.len()
+        && p[..base.len()].eq_ignore_ascii_case(base)
+        && !base.is_empty()
+        && (p.len() == base.len() || p[base.len()] == b'/' || base == b"/")
+}
+
 /// Returns whether a path is already normalised (absolute paths from [`resolve`] are).
 fn is_normalized(p: &[u8]) -> bool {
     if p == b"/" {
@@ -533,9 +541,18 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
     let home_buf = home_of(ctx);
     let home = bytes(&home_buf);
     let root = bytes(ctx.project_root());
-    let protected = ctx.protected().iter().any(|q| is_under(pb, bytes(q)));
+    // In any letter case: macOS and Windows file systems ignore it (`.CLAUDE/Settings.json`
+    // is the settings file there).
+    let protected = ctx
+        .protected()
+        .iter()
+        .any(|q| is_under_any_case(pb, bytes(q)));
     // Deleting the whole project is judged as project work, not as an attack on oath.
-    let holds_protected = pb != root && ctx.protected().iter().any(|q| is_under(bytes(q), pb));
+    let holds_protected = pb != root
+        && ctx
+            .protected()
+            .iter()
+            .any(|q| is_under_any_case(bytes(q), pb));
     let name_b = file_name(pb);
     let name = String::from_utf8_lossy(name_b);
     let mut credential = credential_name(&name)

@@ -268,6 +268,13 @@ fn real_sessions_flow_and_hold_little() {
         total.held.join("\n  ")
     );
     assert!(n > 800, "the transcripts hold their calls ({n})");
+    // Their calls are ordinary work (plans, memory, edits of the project): none is denied.
+    assert_eq!(
+        total.by.get("deny"),
+        None,
+        "ordinary calls denied:\n  {}",
+        total.held.join("\n  ")
+    );
     assert!(
         share("allow") >= 0.85,
         "{:.1}% allowed (target 85%)",

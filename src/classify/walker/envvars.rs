@@ -115,6 +115,46 @@ const INTERPRETER_OPTIONS: &[(&str, &[&str])] = &[
 ];
 
 impl Walker<'_> {
+    /// `PATH=DIR:$PATH`: the programs the line names are looked up in DIR first, so one may
+    /// be a file the agent just wrote there. Folders of the project or a temporary directory
+    /// put before the inherited `$PATH` are judged as running a script from them; folders of
+    /// the system and the home (written only through gated writes) and those appended after
+    /// `$PATH` change nothing of note.
+    fn path_first(&mut self, s: &Simple, v: &str) {
+        for entry in v.split(':') {
+            if matches!(entry, "$PATH" | "${PATH}") {
+                break;
+            }
+            let home = self.ctx.home().map(|h| h.display().to_string());
+            let expanded = match (
+                entry
+                    .strip_prefix("$HOME")
+                    .or_else(|| entry.strip_prefix("${HOME}"))
+                    .or_else(|| entry.strip_prefix('~')),
+                home,
+            ) {
+                (Some(rest), Some(h)) => format!("{h}{rest}"),
+                _ => entry.to_owned(),
+            };
+            if expanded.is_empty() || super::BIN_DIRS.contains(&expanded.as_str()) {
+                continue;
+            }
+            let mut word = Word::lit(expanded);
+            word.literal = !word.text.contains(['$', '`']);
+            let judged = !word.literal || {
+                let tg = self.target(&word);
+                tg.in_project() || tg.zone == super::super::paths::Zone::Temp
+            };
+            if judged {
+                let f = self.run_file(
+                    &word,
+                    &format!("PATH puts {entry} first, so the line may run programs from"),
+                );
+                self.push(&s.text, f);
+            }
+        }
+    }
+
     /// Judges one assignment given to the commands of `s`.
     pub(super) fn assignment(&mut self, s: &Simple, name: &str, value: &Word, depth: usize) {
         let v = value.text.as_str();
@@ -141,6 +181,8 @@ impl Walker<'_> {
             }
             let f = self.run_file(value, &format!("{name} makes programs run"));
             self.push(&s.text, f);
+        } else if name == "PATH" {
+            self.path_first(s, v);
         } else if LOADS_CODE.contains(&name) {
             if v.is_empty() {
                 return;
