@@ -25,8 +25,10 @@ struct Prepared {
 
 static ANSWER: AtomicPtr<Prepared> = AtomicPtr::new(std::ptr::null_mut());
 static CLAIMED: AtomicBool = AtomicBool::new(false);
-/// The address-space limit before [`arm`] lowered it (`u64::MAX`: not lowered).
-static FORMER_LIMIT: AtomicU64 = AtomicU64::new(u64::MAX);
+/// The address-space limit before [`arm`] lowered it (valid when [`LOWERED`]).
+static FORMER_LIMIT: AtomicU64 = AtomicU64::new(0);
+/// Whether [`arm`] lowered the limit.
+static LOWERED: AtomicBool = AtomicBool::new(false);
 
 /// Returns the deadline in force (`OATH_DEADLINE_MS`, else [`DEADLINE`]).
 pub fn deadline() -> Duration {
@@ -77,6 +79,7 @@ pub fn arm(stdout: Vec<u8>, stderr: Vec<u8>, code: u8, deadline: Duration) {
             limit.rlim_cur = MEMORY_CAP as _;
             if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
                 FORMER_LIMIT.store(former as u64, Ordering::SeqCst);
+                LOWERED.store(true, Ordering::SeqCst);
             }
         }
     }
@@ -88,10 +91,10 @@ pub fn arm(stdout: Vec<u8>, stderr: Vec<u8>, code: u8, deadline: Duration) {
 #[allow(unsafe_code)]
 pub fn uncap(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
-    let former = FORMER_LIMIT.load(Ordering::SeqCst);
-    if former == u64::MAX {
+    if !LOWERED.load(Ordering::SeqCst) {
         return;
     }
+    let former = FORMER_LIMIT.load(Ordering::SeqCst);
     // SAFETY: the closure runs between fork and exec and only calls the async-signal-safe
     // `getrlimit` and `setrlimit` on plain structures.
     unsafe {

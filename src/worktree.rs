@@ -44,12 +44,53 @@ impl GitWorktree {
         }
     }
 
+    /// Returns the commit a version names, as git resolves it (a branch only a remote has
+    /// is the remote's, as `git checkout` guesses); None when git knows no such version.
+    fn resolve(&self, rev: &str) -> Option<String> {
+        // A version that reads as an option is none.
+        if rev.is_empty() || rev.starts_with('-') {
+            return None;
+        }
+        let spec = format!("{rev}^{{commit}}");
+        let found = |out: Vec<u8>| {
+            let text = String::from_utf8(out).ok()?;
+            let mut lines = text.lines().filter(|l| !l.is_empty());
+            let one = lines.next()?.to_owned();
+            lines.next().is_none().then_some(one)
+        };
+        let verified = [
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            spec.as_str(),
+        ]
+        .map(std::ffi::OsStr::new);
+        if let Some((0, out)) = self.git(&verified) {
+            return found(out);
+        }
+        let pattern = format!("refs/remotes/*/{rev}");
+        let guessed = [
+            "for-each-ref",
+            "--format=%(objectname)",
+            "--",
+            pattern.as_str(),
+        ]
+        .map(std::ffi::OsStr::new);
+        match self.git(&guessed) {
+            Some((0, out)) => found(out),
+            _ => None,
+        }
+    }
+
     /// Runs git in the project within [`GIT_BUDGET`]: its exit code and output, or None when
     /// it cannot start, dies by a signal or takes too long.
     fn git(&self, args: &[&std::ffi::OsStr]) -> Option<(i32, Vec<u8>)> {
         let mut cmd = Command::new("git");
+        // The repository's fsmonitor is a program of its choosing: not run for a decision.
         cmd.arg("-C")
             .arg(&self.root)
+            .args(["-c", "core.fsmonitor=false"])
             .args(args)
             .env("GIT_OPTIONAL_LOCKS", "0")
             .stdin(Stdio::null())
@@ -108,9 +149,18 @@ impl Worktree for GitWorktree {
     }
 
     fn differs(&self, revisions: &[String], paths: &[PathBuf]) -> Differs {
-        // A revision that reads as an option is no revision: the command fails too.
-        if revisions.iter().any(|r| r.starts_with('-') || r.is_empty()) {
-            return Differs::No;
+        // Each version as git resolves it; one git cannot resolve is no version (the command
+        // fails as well, or names a path).
+        let mut resolved = Vec::with_capacity(revisions.len());
+        for r in revisions {
+            let parts: Vec<Option<String>> = match r.split_once("...") {
+                Some((a, b)) => vec![self.resolve(a), self.resolve(b)],
+                None => vec![self.resolve(r)],
+            };
+            let Some(parts) = parts.into_iter().collect::<Option<Vec<String>>>() else {
+                return Differs::No;
+            };
+            resolved.push(parts.join("..."));
         }
         let mut args: Vec<&std::ffi::OsStr> = [
             "diff",
@@ -122,15 +172,13 @@ impl Worktree for GitWorktree {
         .into_iter()
         .map(std::ffi::OsStr::new)
         .collect();
-        args.extend(revisions.iter().map(std::ffi::OsStr::new));
+        args.extend(resolved.iter().map(std::ffi::OsStr::new));
         args.push(std::ffi::OsStr::new("--"));
         args.extend(paths.iter().map(|p| p.as_os_str()));
         match self.git(&args) {
             Some((0, _)) => Differs::No,
             Some((1, _)) => Differs::Yes,
-            // No such version, not a repository: the command fails the same way.
-            Some(_) => Differs::No,
-            None => Differs::Unknown,
+            _ => Differs::Unknown,
         }
     }
 }
@@ -231,6 +279,25 @@ mod tests {
         std::fs::write(root.join(".claude/settings.json"), "{\"x\":1}").unwrap();
         assert_eq!(w.differs(&[], &settings), Differs::Yes, "tree != index");
         assert_eq!(w.differs(&rev(&["HEAD"]), &settings), Differs::Yes);
+        // A branch only a remote has is the remote's, as git checkout guesses.
+        let evil = String::from_utf8(
+            Command::new("git")
+                .arg("-C")
+                .arg(root)
+                .args(["rev-parse", "evil"])
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .unwrap();
+        git(
+            root,
+            &["update-ref", "refs/remotes/origin/theirs", evil.trim()],
+        );
+        assert_eq!(
+            w.differs(&rev(&["HEAD", "theirs"]), &settings),
+            Differs::Yes
+        );
         // No such version, or one that reads as an option: the command fails as well.
         assert_eq!(w.differs(&rev(&["nope"]), &settings), Differs::No);
         assert_eq!(

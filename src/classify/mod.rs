@@ -657,7 +657,7 @@ impl Context {
             .map_or(Loses::Work, |w| w.0.changes())
     }
 
-    /// Returns whether the project's `.claude` settings or `.oath.yaml` differ between the
+    /// Returns whether the project's `.claude` settings differ between the
     /// revisions ([`Worktree::differs`]); without an oracle nothing is known to differ (the
     /// gate always has one).
     pub fn protected_differs(&self, revisions: &[String]) -> Differs {
@@ -668,7 +668,8 @@ impl Context {
             .protected
             .iter()
             .filter_map(|p| p.strip_prefix(&self.project_root).ok())
-            .filter(|p| !p.as_os_str().is_empty())
+            // A project's .oath.yaml only tightens until its user approves it.
+            .filter(|p| !p.as_os_str().is_empty() && !p.ends_with(".oath.yaml"))
             .map(Path::to_path_buf)
             .collect();
         if inside.is_empty() {

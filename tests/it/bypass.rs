@@ -265,6 +265,16 @@ fn cases() -> Vec<Case> {
         bash(GIT, "git switch other"),
         bash(GIT, "git reset --hard other"),
         bash(GIT, "git merge other"),
+        bash(GIT, "git merge main other"),
+        bash(GIT, "git checkout -"),
+        bash(GIT, "git cherry-pick other"),
+        bash(GIT, "git rebase main other"),
+        bash(GIT, "git pull . other"),
+        bash(GIT, "git rm .claude/settings.json"),
+        bash(GIT, "git --git-dir=.git --work-tree=. checkout -f other"),
+        bash(GIT, "git update-ref refs/remotes/origin/theirs other")
+            .then(Bash("git checkout theirs")),
+        bash(GIT, "git reset --soft other").then(Bash("git stash")),
         bash(GIT, "git hash-object -w evil.json")
             .then(Bash(
                 "git update-index --cacheinfo 100644,{BLOB},.claude/settings.json",

@@ -319,14 +319,18 @@ impl Walker<'_> {
         if let Some(rw) = &rule.rewrites {
             match self.rewrites(rw, level) {
                 Differs::No => {}
+                // Another version's settings may be a teammate's: a person decides.
                 Differs::Yes => {
-                    let mut tg = super::super::paths::target(
-                        Some(self.ctx.project_root().join(".claude")),
-                        self.ctx,
-                    );
-                    tg.protected = true;
-                    let verb = format!("{explain}, and so rewrites");
-                    push(self, Effect::Write(tg, None), &verb);
+                    let f = Finding::new(
+                        super::Domain::GitLocal,
+                        super::Risk::High,
+                        "git-rewrites-settings",
+                        format!(
+                            "{explain}, which changes Claude Code's settings or hooks in .claude: a person looks at that change"
+                        ),
+                    )
+                    .kind(super::super::Kind::Irreversible);
+                    self.push(t, f);
                 }
                 Differs::Unknown => {
                     let why = format!(
@@ -657,30 +661,51 @@ impl Handled<'_, '_, '_> {
     }
 }
 impl Walker<'_> {
-    /// Asks the project's git whether the version a command writes the working tree from
-    /// changes the protected files ([`Rewrites`]). A version computed at run time is unknown.
+    /// Asks the project's git whether the versions a command writes the working tree from
+    /// change the protected files ([`Rewrites`]): every version named, else the default. A
+    /// version computed at run time is unknown.
     fn rewrites(&self, rw: &Rewrites, level: &View<'_>) -> Differs {
         if rw.from == RewriteFrom::Index {
             return self.ctx.protected_differs(&[]);
         }
-        let named = rw
+        let named: Vec<Word> = rw
             .rev
             .as_ref()
-            .and_then(|sel| pack::select(sel, level).into_iter().next())
-            .flatten();
-        let rev = match (&named, &rw.default) {
-            (Some(w), _) if !w.literal => return Differs::Unknown,
-            (Some(w), _) => w.text.clone(),
-            (None, Some(d)) => d.to_string(),
-            (None, None) => return Differs::No,
+            .map(|sel| pack::select(sel, level).into_iter().flatten().collect())
+            .unwrap_or_default();
+        let revs: Vec<String> = if named.is_empty() {
+            rw.default.iter().map(ToString::to_string).collect()
+        } else if named.iter().any(|w| !w.literal) {
+            return Differs::Unknown;
+        } else {
+            named.into_iter().map(|w| w.text).collect()
         };
-        let revisions = match rw.from {
-            RewriteFrom::Tree => vec!["HEAD".to_owned(), rev],
-            RewriteFrom::Reset => vec![rev],
-            RewriteFrom::Merge => vec![format!("HEAD...{rev}")],
-            RewriteFrom::Commit => vec![format!("{rev}^"), rev],
-            RewriteFrom::Index => return Differs::No,
-        };
-        self.ctx.protected_differs(&revisions)
+        let mut answer = Differs::No;
+        for rev in revs {
+            // `-` is the branch before; a bare number is a stash's (`git stash pop 1`).
+            let rev = match rev.as_str() {
+                "-" => "@{-1}".to_owned(),
+                r if rw.from == RewriteFrom::Commit && r.bytes().all(|b| b.is_ascii_digit()) => {
+                    format!("stash@{{{r}}}")
+                }
+                _ => rev,
+            };
+            let revisions = match (rw.from, rev.split_once("..")) {
+                (RewriteFrom::Commit, Some((a, b))) if !b.starts_with('.') => {
+                    vec![a.to_owned(), b.to_owned()]
+                }
+                (RewriteFrom::Commit, _) => vec![format!("{rev}^"), rev],
+                (RewriteFrom::Tree, _) => vec!["HEAD".to_owned(), rev],
+                (RewriteFrom::Reset, _) => vec![rev],
+                (RewriteFrom::Merge, _) => vec![format!("HEAD...{rev}")],
+                (RewriteFrom::Index, _) => return Differs::No,
+            };
+            match self.ctx.protected_differs(&revisions) {
+                Differs::Yes => return Differs::Yes,
+                Differs::Unknown => answer = Differs::Unknown,
+                Differs::No => {}
+            }
+        }
+        answer
     }
 }

@@ -328,7 +328,8 @@ impl Walker<'_> {
                 "rsync --delete removes extra files in",
             );
         }
-        if name == "ln" {
+        // Links, and copies made as links (`cp -l`, `cp -s`), write through to what they name.
+        if name == "ln" || name == "cp" && sc.has(&["-l", "--link", "-s", "--symbolic-link"]) {
             // A link to oath's or Claude Code's settings is a way to write them (through
             // the link, or the same inode for a hard link).
             for w in &sources {
@@ -363,14 +364,30 @@ impl Walker<'_> {
                         || matches!(d.text.as_str(), "." | "..")
                         || sources.len() > 1
                         || tg.path.as_deref().is_some_and(std::path::Path::is_dir));
+                // `cp -rT DIR dest`: the folder's contents become dest's.
+                if sc.has(&["-T", "--no-target-directory"])
+                    && (tg.holds_protected || tg.path.as_deref() == Some(self.ctx.project_root()))
+                {
+                    self.found(
+                        c,
+                        Effect::NotUnderstood,
+                        "write-unknown-path",
+                        &format!("{name} -T puts a folder's contents into a folder that holds oath's or Claude Code's settings"),
+                        "",
+                    );
+                }
                 if into_dir && d.literal {
                     for w in &sources {
-                        let base = w
-                            .text
-                            .trim_end_matches('/')
-                            .rsplit('/')
-                            .next()
-                            .unwrap_or("");
+                        // rsync copies a folder named with a trailing slash as its contents.
+                        let base = if name == "rsync" && w.text.ends_with('/') {
+                            "."
+                        } else {
+                            w.text
+                                .trim_end_matches('/')
+                                .rsplit('/')
+                                .next()
+                                .unwrap_or("")
+                        };
                         if !w.literal || base.is_empty() || base == "." || base == ".." {
                             // The project root holds `.claude/` too: a folder's content
                             // copied into it may carry one.
@@ -656,6 +673,16 @@ impl Walker<'_> {
     /// gzip, xz, zstd …: to stdout they filter; on files they replace them.
     pub(super) fn h_compress(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
         let (name, args) = (c.name, c.args());
+        // `cpio -i` extracts an archive read from stdin into the working directory.
+        if name == "cpio"
+            && args.iter().any(|a| {
+                a.text == "--extract"
+                    || a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('i')
+            })
+        {
+            self.extract_into(c, None);
+            return;
+        }
         let to_stdout = args
             .iter()
             .any(|a| matches!(a.text.as_str(), "-c" | "--stdout" | "-l" | "--list" | "-t"));

@@ -36,9 +36,17 @@ impl Walker<'_> {
             return;
         }
         // `patch FILE [DIFF]`: the file named first is the one patched, whatever the diff
-        // names.
+        // names (inside `-d DIR`).
         if !git && let Some(file) = sc.pos.first() {
-            let tg = self.target(file);
+            let file = match sc.value(&["-d", "--directory"]) {
+                Some(d) if !file.text.starts_with('/') => Word {
+                    text: format!("{}/{}", d.text.trim_end_matches('/'), file.text),
+                    literal: d.literal && file.literal,
+                    ..(*file).clone()
+                },
+                _ => (*file).clone(),
+            };
+            let tg = self.target(&file);
             self.found(c, Effect::Write(tg, None), "write", "", "patch writes");
             if let Some(diff) = sc.pos.get(1) {
                 let tg = self.target(diff);
@@ -107,6 +115,10 @@ impl Walker<'_> {
             return None;
         }
         let path = self.target(w).path?;
+        // Only a regular file: a FIFO would block the decision until the deadline.
+        if !std::fs::metadata(&path).ok()?.is_file() {
+            return None;
+        }
         let mut text = String::new();
         std::fs::File::open(path)
             .ok()?

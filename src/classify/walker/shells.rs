@@ -555,7 +555,31 @@ impl Walker<'_> {
 
     /// `(( … ))`: arithmetic, or text bash may run as commands.
     pub(super) fn h_arith(&mut self, c: &Handled<'_, '_, '_>) {
-        let expr = c.args().first().map(|w| w.text.as_str()).unwrap_or("");
+        let joined = c
+            .args()
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let expr = joined.as_str();
+        // bash runs a command substitution written in an array subscript even from a quoted
+        // word (`let 'a[$(cmd)]'`); unquoted ones are already judged as substitutions.
+        let hidden = c
+            .args()
+            .iter()
+            .any(|w| w.subs.is_empty() && (w.text.contains("$(") || w.text.contains('`')));
+        if hidden {
+            let text = expr.to_owned();
+            self.line(&text, c.depth + 1);
+            self.found(
+                c,
+                Effect::NotUnderstood,
+                "unparseable",
+                "arithmetic holding a command substitution, which bash runs",
+                "",
+            );
+            return;
+        }
         if arithmetic_looks_valid(expr) {
             self.act(c, Act::ShellHarmless, "arithmetic", "evaluates arithmetic");
         } else {
