@@ -54,6 +54,23 @@ pub(super) struct Conv {
 }
 
 impl Conv {
+    /// The values known on the line of the variables an arithmetic expression names that
+    /// hold a command substitution: arithmetic evaluates a value in turn, and a substitution
+    /// in an array subscript there runs (`v='a[$(cmd)]'; (( v ))`).
+    pub(super) fn arithmetic_code(&self, text: &str) -> Vec<String> {
+        let names: Vec<&str> = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        self.vars
+            .iter()
+            .filter(|(name, value)| {
+                (value.contains("$(") || value.contains('`')) && names.contains(&name.as_str())
+            })
+            .map(|(_, value)| value.clone())
+            .collect()
+    }
+
     pub(super) fn nested(&mut self, text: &str) -> Script {
         crate::shell::parse_nested(text, self.depth + 1)
     }
@@ -169,10 +186,15 @@ impl Conv {
             Word::lit(text)
         };
         expr.text = text.to_owned();
+        let mut words = vec![Word::lit("(("), expr];
+        // Arithmetic evaluates a variable's value as arithmetic in turn, and a command
+        // substitution in an array subscript there runs (`v='a[$(cmd)]'; (( v ))`): such a
+        // value known on the line is judged with the expression.
+        words.extend(self.arithmetic_code(text).into_iter().map(Word::lit));
         out.push(Pipeline {
             stages: vec![vec![Simple {
                 text: format!("(( {text} ))"),
-                words: vec![Word::lit("(("), expr],
+                words,
                 ..Simple::default()
             }]],
         });

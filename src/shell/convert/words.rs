@@ -125,6 +125,10 @@ impl Conv {
                         let inner = self.word_joined(&e.value);
                         b.cur.subs.extend(inner.subs);
                     }
+                    for code in self.arithmetic_code(&e.value) {
+                        let inner = self.word_joined(&code);
+                        b.cur.subs.extend(inner.subs);
+                    }
                     b.push_unknown(src);
                 }
             }
