@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{HookRun, TestEnv, assert_valid_answer};
+use crate::support::{HookRun, TestEnv, assert_valid_answer, finish, spawn_with_stdin};
 
 /// An environment whose `git` sleeps for `seconds`, with a folder the payload deletes.
 fn slow_git(seconds: u32) -> (TestEnv, String) {
@@ -43,20 +43,7 @@ fn spawn(env: &TestEnv, path: &str, deadline_ms: Option<u64>) -> std::process::C
     if let Some(ms) = deadline_ms {
         cmd.env("OATH_DEADLINE_MS", ms.to_string());
     }
-    let mut child = cmd.spawn().expect("spawn oath");
-    let mut stdin = child.stdin.take().unwrap();
-    std::io::Write::write_all(&mut stdin, delete_src().to_string().as_bytes()).unwrap();
-    drop(stdin);
-    child
-}
-
-fn finish(child: std::process::Child) -> HookRun {
-    let out = child.wait_with_output().unwrap();
-    HookRun {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    spawn_with_stdin(cmd, delete_src().to_string().as_bytes())
 }
 
 /// Checks the last word: one valid PreToolUse answer, the given decision, exit 0.

@@ -6,14 +6,15 @@
 //! next hook works.
 
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::support::{HookRun, TestEnv, assert_valid_answer, clip, oath_bin, run_with_stdin};
+use crate::support::{
+    HookRun, TestEnv, assert_valid_answer, clip, finish, oath_bin, run_with_stdin, spawn_hook,
+};
 
 fn pre_bash(session: &str, id: &str, command: &str) -> Value {
     json!({"hook_event_name":"PreToolUse","session_id":session,"tool_name":"Bash",
@@ -393,24 +394,6 @@ fn disk_full_is_a_warning_and_the_previous_state_survives() {
         if event == "PreToolUse" {
             check_decided(&run, "tmpfs full");
         }
-    }
-}
-
-/// Spawns `oath hook` with a payload written to its stdin (which is then closed).
-fn spawn_hook(env: &TestEnv, payload: &Value) -> Child {
-    let mut child = env.hook_command().spawn().expect("spawn");
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(payload.to_string().as_bytes()).unwrap();
-    drop(stdin);
-    child
-}
-
-fn finish(child: Child) -> HookRun {
-    let out = child.wait_with_output().unwrap();
-    HookRun {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
 

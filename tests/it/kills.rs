@@ -20,7 +20,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::Child;
@@ -29,7 +28,7 @@ use std::time::{Duration, Instant, SystemTime};
 use oath::strike::store::{ErrorsFile, Index, UNRESOLVED};
 use serde_json::{Value, json};
 
-use crate::support::{HookRun, TestEnv, assert_valid_answer, clip};
+use crate::support::{HookRun, TestEnv, assert_valid_answer, clip, finish, spawn_hook, to_run};
 
 const SESSION: &str = "k";
 
@@ -80,26 +79,6 @@ fn payload(env: &TestEnv, n: u64) -> Value {
 fn check_clean(run: &HookRun, event: &str, label: &str) {
     assert_valid_answer(run, Some(event), label);
     assert!(run.stderr.is_empty(), "{label}: {}", clip(&run.stderr));
-}
-
-fn spawn_hook(env: &TestEnv, payload: &Value) -> Child {
-    let mut child = env.hook_command().spawn().expect("spawn");
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(payload.to_string().as_bytes()).unwrap();
-    drop(stdin);
-    child
-}
-
-fn to_run(out: std::process::Output) -> HookRun {
-    HookRun {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn finish(child: Child) -> HookRun {
-    to_run(child.wait_with_output().unwrap())
 }
 
 fn trust(env: &TestEnv) -> Value {

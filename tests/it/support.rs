@@ -270,6 +270,37 @@ pub fn run_with_stdin(mut cmd: Command, payload: &[u8]) -> HookRun {
     }
 }
 
+/// Spawns a command with bytes written to its stdin (which is then closed).
+pub fn spawn_with_stdin(mut cmd: Command, payload: &[u8]) -> std::process::Child {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn oath");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(payload).expect("write the payload");
+    drop(stdin);
+    child
+}
+
+/// Spawns `oath hook` with a JSON payload.
+pub fn spawn_hook(env: &TestEnv, payload: &Value) -> std::process::Child {
+    spawn_with_stdin(env.hook_command(), payload.to_string().as_bytes())
+}
+
+/// Collects a finished process's output.
+pub fn to_run(out: std::process::Output) -> HookRun {
+    HookRun {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Waits for a spawned hook and collects its output.
+pub fn finish(child: std::process::Child) -> HookRun {
+    to_run(child.wait_with_output().expect("wait for oath"))
+}
+
 /// Helpers for the command-line tests: a fake `claude`, redacted output for snapshots.
 impl TestEnv {
     /// Returns the folder prepended to PATH by [`TestEnv::oath_with_bin`].
