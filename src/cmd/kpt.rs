@@ -384,7 +384,7 @@ fn metrics(
                 return Err(CliError::new(format!("no transcript at {}", t.display())));
             }
             let mut warnings = Vec::new();
-            session::refresh(&mut r, &mut warnings);
+            session::refresh(&mut r, &mut warnings, None);
             for w in warnings {
                 ui::warn(&w);
             }

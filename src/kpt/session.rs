@@ -4,7 +4,9 @@
 //! The record remembers how many bytes of the transcript (and of each subagent transcript)
 //! were parsed and the running [`Tally`], so a turn only parses the lines appended since the
 //! previous one. A transcript that shrank or whose first line changed is parsed again from the
-//! start. At most [`MAX_BYTES_PER_RUN`] are read per run; the rest waits for the next one.
+//! start. A hook reads at most [`MAX_BYTES_PER_RUN`] per run (the rest waits for the next
+//! one); `oath kpt` reads the whole transcript. Lines are streamed in bounded memory: one
+//! longer than [`MAX_LINE_BYTES`] is skipped and counted, never a stop.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -23,8 +25,12 @@ use super::report::Metrics;
 /// Version of the session record format.
 pub const RECORD_VERSION: u32 = 1;
 
-/// Most bytes of one transcript parsed per run (keeps SessionEnd within its time budget).
+/// Most bytes of one transcript a hook parses per run (keeps SessionEnd within its time
+/// budget).
 pub const MAX_BYTES_PER_RUN: u64 = 16 * 1024 * 1024;
+
+/// Longest transcript line kept (a large image result can be longer: it is skipped).
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Parsing progress of one transcript file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,12 +149,14 @@ pub fn subagents_dir(transcript: &Path) -> Option<PathBuf> {
     Some(transcript.parent()?.join(stem).join("subagents"))
 }
 
-/// Parses the lines appended to `path` since `progress.offset`. Returns whether anything
-/// changed. A missing file changes nothing.
+/// Parses the lines appended to `path` since `progress.offset`, at most about `budget` bytes
+/// of them (all without one). Returns whether anything changed. A missing file changes
+/// nothing.
 pub fn catch_up(
     path: &Path,
     progress: &mut FileProgress,
     sidechain: bool,
+    budget: Option<u64>,
 ) -> std::io::Result<bool> {
     let mut file = match File::open(path) {
         Ok(f) => f,
@@ -175,23 +183,85 @@ pub fn catch_up(
         return Ok(replaced);
     }
     file.seek(SeekFrom::Start(progress.offset))?;
-    let mut buf = Vec::new();
-    file.take(MAX_BYTES_PER_RUN).read_to_end(&mut buf)?;
-    let Some(last_nl) = buf.iter().rposition(|b| *b == b'\n') else {
-        return Ok(replaced);
-    };
-    let complete = &buf[..=last_nl];
-    for line in complete.split(|b| *b == b'\n') {
-        if line.is_empty() {
-            continue;
+    let mut reader = std::io::BufReader::with_capacity(256 * 1024, file);
+    let start = progress.offset;
+    let mut line = Vec::new();
+    let mut consumed = 0u64;
+    loop {
+        if budget.is_some_and(|b| consumed >= b) {
+            break;
         }
-        progress.tally.feed(&String::from_utf8_lossy(line));
+        match next_line(&mut reader, &mut line, MAX_LINE_BYTES)? {
+            Line::End => break,
+            Line::Kept(n) => {
+                consumed += n;
+                if !line.is_empty() {
+                    progress.tally.feed(&String::from_utf8_lossy(&line));
+                }
+            }
+            Line::TooLong(n) => {
+                consumed += n;
+                progress.tally.counts.skipped_lines += 1;
+            }
+        }
     }
-    if progress.offset == 0 {
+    if consumed == 0 {
+        return Ok(replaced);
+    }
+    if start == 0 {
         progress.first_line_hash = first_line;
     }
-    progress.offset += complete.len() as u64;
+    progress.offset += consumed;
     Ok(true)
+}
+
+/// One line of a transcript as read.
+enum Line {
+    /// No complete line is left (a partial last line waits for its end).
+    End,
+    /// A line, in the buffer, with the bytes it took (its newline included).
+    Kept(u64),
+    /// A line longer than the cap, read past and dropped, with the bytes it took.
+    TooLong(u64),
+}
+
+/// Reads the next complete line into `line` (without its newline), holding at most `cap`
+/// bytes of it.
+fn next_line(
+    reader: &mut impl std::io::BufRead,
+    line: &mut Vec<u8>,
+    cap: usize,
+) -> std::io::Result<Line> {
+    line.clear();
+    let mut taken = 0u64;
+    let mut too_long = false;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            // The file ends inside a line: it is not complete yet; nothing is consumed.
+            return Ok(Line::End);
+        }
+        let (chunk, done) = match buf.iter().position(|b| *b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if !too_long && line.len() + chunk.len() <= cap {
+            line.extend_from_slice(chunk);
+        } else {
+            too_long = true;
+            line.clear();
+        }
+        let used = done.unwrap_or(chunk.len());
+        taken += used as u64;
+        reader.consume(used);
+        if done.is_some() {
+            return Ok(if too_long {
+                Line::TooLong(taken)
+            } else {
+                Line::Kept(taken)
+            });
+        }
+    }
 }
 
 fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -205,12 +275,17 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
-/// Brings a record up to date with its transcripts (main and subagents).
-pub fn refresh(record: &mut SessionRecord, warnings: &mut Vec<String>) -> bool {
+/// Brings a record up to date with its transcripts (main and subagents), reading at most
+/// about `budget` bytes of each (all without one).
+pub fn refresh(
+    record: &mut SessionRecord,
+    warnings: &mut Vec<String>,
+    budget: Option<u64>,
+) -> bool {
     let Some(path) = record.transcript_path.clone() else {
         return false;
     };
-    let mut changed = match catch_up(&path, &mut record.main, false) {
+    let mut changed = match catch_up(&path, &mut record.main, false, budget) {
         Ok(c) => c,
         Err(e) => {
             warnings.push(format!("cannot read transcript {}: {e}", path.display()));
@@ -232,7 +307,7 @@ pub fn refresh(record: &mut SessionRecord, warnings: &mut Vec<String>) -> bool {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             let progress = record.subagents.entry(name).or_default();
-            match catch_up(&f, progress, true) {
+            match catch_up(&f, progress, true, budget) {
                 Ok(c) => changed |= c,
                 Err(e) => warnings.push(format!("cannot read {}: {e}", f.display())),
             }
@@ -278,7 +353,9 @@ pub fn update(
                 r.first_recorded_at = Some(now.iso_millis());
             }
             r.last_event = Some(event.to_owned());
-            let parsed = refresh(r, &mut inner_warnings);
+            // A hook reads a bounded part per run; `oath kpt` (the event "kpt") reads all.
+            let budget = (event != "kpt").then_some(MAX_BYTES_PER_RUN);
+            let parsed = refresh(r, &mut inner_warnings, budget);
             // Nothing new (a Stop with no new transcript lines): nothing is written.
             let changed = new
                 || parsed
@@ -382,27 +459,78 @@ mod tests {
     const ANSWER: &str = r#"{"type":"assistant","uuid":"a1","message":{"id":"m1","content":[{"type":"text","text":"ok"}]}}"#;
 
     #[test]
+    fn lines_over_the_cap_are_skipped_and_counted_in_bounded_memory() {
+        let text = format!("{PROMPT}\n{}\n{ANSWER}\npartial", "x".repeat(5000));
+        let mut reader = std::io::BufReader::with_capacity(64, text.as_bytes());
+        let mut line = Vec::new();
+        let mut seen = Vec::new();
+        loop {
+            match next_line(&mut reader, &mut line, 1000).unwrap() {
+                Line::End => break,
+                Line::Kept(n) => seen.push(format!("kept {n} {}", line.len())),
+                Line::TooLong(n) => {
+                    assert!(line.capacity() <= 1064, "held {}", line.capacity());
+                    seen.push(format!("skipped {n}"));
+                }
+            }
+        }
+        assert_eq!(
+            seen,
+            [
+                format!("kept {} {}", PROMPT.len() + 1, PROMPT.len()),
+                "skipped 5001".to_owned(),
+                format!("kept {} {}", ANSWER.len() + 1, ANSWER.len()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_hook_reads_a_budget_a_run_and_oath_kpt_reads_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let lines: Vec<String> = (0..400)
+            .map(|i| {
+                format!(
+                    r#"{{"type":"user","uuid":"u{i}","message":{{"role":"user","content":"prompt {i}"}}}}"#
+                )
+            })
+            .collect();
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let mut hook = FileProgress::default();
+        assert!(catch_up(&path, &mut hook, false, Some(4096)).unwrap());
+        let first = hook.tally.counts.lines;
+        assert!(first > 0 && first < 400, "{first} lines in one bounded run");
+        let mut whole = FileProgress::default();
+        assert!(catch_up(&path, &mut whole, false, None).unwrap());
+        assert_eq!(whole.tally.counts.lines, 400);
+        assert_eq!(whole.tally.counts.user_turns, 400);
+    }
+
+    #[test]
     fn catch_up_parses_only_complete_new_lines_and_restarts_on_a_replaced_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         let mut p = FileProgress::default();
         assert!(
-            !catch_up(&path, &mut p, false).unwrap(),
+            !catch_up(&path, &mut p, false, None).unwrap(),
             "missing file: nothing"
         );
         std::fs::write(&path, format!("{PROMPT}\n{}", &ANSWER[..20])).unwrap();
-        assert!(catch_up(&path, &mut p, false).unwrap());
+        assert!(catch_up(&path, &mut p, false, None).unwrap());
         assert_eq!(p.offset, PROMPT.len() as u64 + 1);
         assert_eq!(p.tally.counts.user_turns, 1);
         assert_eq!(p.tally.counts.invalid_lines, 0, "the partial line waits");
         std::fs::write(&path, format!("{PROMPT}\n{ANSWER}\n")).unwrap();
-        assert!(catch_up(&path, &mut p, false).unwrap());
+        assert!(catch_up(&path, &mut p, false, None).unwrap());
         assert_eq!(p.tally.counts.assistant_turns, 1);
-        assert!(!catch_up(&path, &mut p, false).unwrap(), "nothing new");
+        assert!(
+            !catch_up(&path, &mut p, false, None).unwrap(),
+            "nothing new"
+        );
         // Replaced by another session's file: parsed again from the start.
         let other = r#"{"type":"user","uuid":"z9","message":{"role":"user","content":"other"}}"#;
         std::fs::write(&path, format!("{other}\n")).unwrap();
-        assert!(catch_up(&path, &mut p, false).unwrap());
+        assert!(catch_up(&path, &mut p, false, None).unwrap());
         assert_eq!(p.tally.counts.user_turns, 1);
         assert_eq!(p.tally.counts.assistant_turns, 0);
         assert_eq!(p.tally.counts.lines, 1);

@@ -17,6 +17,8 @@ pub struct Counts {
     pub invalid_lines: u64,
     /// Lines skipped because their `uuid` was already seen.
     pub duplicate_lines: u64,
+    /// Lines too long to keep (over 16 MiB, a large image result), skipped.
+    pub skipped_lines: u64,
     /// Real human prompts.
     pub user_turns: u32,
     /// Distinct assistant API messages of the main chain.
@@ -79,6 +81,7 @@ impl Counts {
     pub fn absorb(&mut self, other: &Counts) {
         self.lines += other.lines;
         self.invalid_lines += other.invalid_lines;
+        self.skipped_lines += other.skipped_lines;
         self.duplicate_lines += other.duplicate_lines;
         self.user_turns += other.user_turns;
         self.assistant_turns += other.assistant_turns;

@@ -187,7 +187,7 @@ fn subagent_transcripts_count_as_tool_work_but_not_as_turns() {
         transcript_path: Some(main),
         ..Default::default()
     };
-    session::refresh(&mut r, &mut Vec::new());
+    session::refresh(&mut r, &mut Vec::new(), None);
     let c: Counts = r.counts();
     assert_eq!(
         c.user_turns, 2,
@@ -997,7 +997,7 @@ fn draft_of_the_documented_sample_has_one_candidate_per_fact() {
         transcript_path: Some(sample_path()),
         ..Default::default()
     };
-    session::refresh(&mut r, &mut Vec::new());
+    session::refresh(&mut r, &mut Vec::new(), None);
     let now = oath::clock::Timestamp::parse("2026-02-07T10:20:00Z").unwrap();
     let mut d = oath::kpt::draft::draft(&r, &Default::default(), now);
     d.id = "kpt-20260207-001".into();
