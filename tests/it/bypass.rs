@@ -517,24 +517,32 @@ impl Kit {
     }
 }
 
+/// Copies with `cp`, in a child process: a file this process held open for writing would be
+/// inherited by the children other test threads fork meanwhile, and executing the copy would
+/// then fail with "Text file busy".
+fn cp(args: &[&std::ffi::OsStr]) {
+    let ok = Command::new("cp")
+        .args(args)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "cp {args:?}");
+}
+
 /// Puts a copy of the built oath at `bin/oath`.
 fn copy_oath(bin: &Path) {
     fs::create_dir_all(bin).unwrap();
-    fs::copy(oath_bin(), bin.join("oath")).unwrap();
+    cp(&[oath_bin().as_os_str(), bin.join("oath").as_os_str()]);
     fs::set_permissions(bin.join("oath"), fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 /// Copies a folder's content (files, folders and modes; no links in the kit).
 fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).unwrap();
-        }
-    }
+    cp(&[
+        std::ffi::OsStr::new("-R"),
+        from.join(".").as_os_str(),
+        to.as_os_str(),
+    ]);
 }
 
 /// One sandbox: a [`TestEnv`] holding the kit's project, oath installed at both scopes by
