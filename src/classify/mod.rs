@@ -15,6 +15,7 @@ mod args;
 mod code;
 mod effect;
 pub mod golden;
+pub mod intent;
 pub mod pack;
 mod paths;
 mod policy;

@@ -5,7 +5,7 @@
 pub mod check;
 pub mod schema;
 
-mod matcher;
+pub(crate) mod matcher;
 pub mod user;
 
 pub(crate) use matcher::{Descent, Facts, Level, View, descend, holds, select};
