@@ -100,6 +100,8 @@ pub struct Call<'a> {
     pub cwd: Option<&'a std::path::Path>,
     /// Each part's effect and pack rule are wanted (`oath explain`).
     pub details: bool,
+    /// The session of the call (strikes count per session), when known.
+    pub session: Option<&'a str>,
 }
 
 /// Evaluates a call without side effects (reads trust, phase and strikes; writes nothing).
@@ -116,6 +118,7 @@ pub fn evaluate(
         tool_input,
         cwd,
         details,
+        session,
     } = call;
     let mut ctx = classify_context(env, project, cwd);
     if details {
@@ -170,7 +173,14 @@ pub fn evaluate(
         })
     };
     let strike = if config.strikes.enabled {
-        strike::escalation_for(project, tool_name, tool_input, &config.strikes)
+        strike::escalation_for(
+            project,
+            tool_name,
+            tool_input,
+            session,
+            now,
+            &config.strikes,
+        )
     } else {
         None
     };
@@ -206,6 +216,7 @@ pub fn pre_tool_use(
         tool_input,
         cwd: input.cwd.as_deref(),
         details: false,
+        session: input.session_id.as_deref(),
     };
     let eval = evaluate(env, project, config, call, now, &mut warnings);
     let Evaluation {

@@ -47,6 +47,11 @@ pub fn after_tool(
     let mut warnings = Vec::new();
     let failure_hook = input.event == EventName::PostToolUseFailure;
     let interrupted = input.bool_field("is_interrupt") == Some(true);
+    // Cancelled because a sibling call of its parallel batch failed: not this call's error.
+    let cascade = failure_hook
+        && input
+            .error_text()
+            .is_some_and(crate::strike::normalize::is_cascade);
     let outcome = if failure_hook || reports_error(input) {
         Outcome::Failure
     } else {
@@ -61,7 +66,7 @@ pub fn after_tool(
     // interrupts are not failures of the agent.
     let apply = match outcome {
         Outcome::Success => !failure_hook,
-        Outcome::Failure => failure_hook && !interrupted,
+        Outcome::Failure => failure_hook && !interrupted && !cascade,
     };
     let update = if apply {
         let params = &config.trust;
@@ -109,6 +114,9 @@ pub fn after_tool(
     }
     f.insert("duration_ms".into(), json!(input.duration_ms()));
     f.insert("hook".into(), json!(input.event.as_str()));
+    if cascade {
+        f.insert("cascade".into(), json!(true));
+    }
     if interrupted {
         f.insert("interrupted".into(), json!(true));
     }

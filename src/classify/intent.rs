@@ -41,6 +41,12 @@ const WRAPPERS: &[&str] = &[
 /// Subcommands that run a named script or task (`npm run build`, `uv run pytest`).
 const RUNNERS: &[&str] = &["run", "run-script", "exec", "x", "dlx", "task"];
 
+/// Programs whose first word names a target or task (`make test`, `just lint`).
+const TASK_RUNNERS: &[&str] = &[
+    "make", "gmake", "just", "task", "ninja", "rake", "gradle", "gradlew", "mvn", "mvnw", "invoke",
+    "nox", "tox", "bazel", "bazelisk", "ant", "sbt", "lein", "mix",
+];
+
 /// Returns the intent of a call as a short text (`edit src/main.rs`, `bash cargo test`).
 pub fn intent(tool: &str, input: &Value) -> String {
     let field = |k: &str| input.get(k).and_then(Value::as_str).map(str::trim);
@@ -71,13 +77,25 @@ pub fn intent(tool: &str, input: &Value) -> String {
     }
 }
 
-/// Drops `./` and trailing slashes so `./a/b/` and `a/b` are one target.
-fn clean_path(p: &str) -> &str {
+/// Drops `./` and trailing slashes so `./a/b/` and `a/b` are one target, and the random
+/// part of a temp path (`/tmp/tmpXy12/out.txt` is `/tmp/<tmp>/out.txt`).
+fn clean_path(p: &str) -> String {
     let mut p = p.trim_end_matches('/');
     while let Some(rest) = p.strip_prefix("./") {
         p = rest;
     }
-    if p.is_empty() { "." } else { p }
+    if p.is_empty() {
+        return ".".into();
+    }
+    for prefix in ["/tmp/", "/var/tmp/", "/private/tmp/", "/dev/shm/"] {
+        if let Some(rest) = p.strip_prefix(prefix) {
+            return match rest.split_once('/') {
+                Some((_, tail)) => format!("{prefix}<tmp>/{tail}"),
+                None => format!("{prefix}<tmp>"),
+            };
+        }
+    }
+    p.to_owned()
 }
 
 /// A URL without its query and fragment (the page, not the parameters).
@@ -177,7 +195,7 @@ fn simple_intent(simple: &Simple) -> Option<String> {
         }
     } else if let Some(target) = script_target(name, args) {
         out.push(' ');
-        out.push_str(target);
+        out.push_str(&clean_path(target));
     }
     Some(out)
 }
@@ -185,6 +203,12 @@ fn simple_intent(simple: &Simple) -> Option<String> {
 /// The script an interpreter runs (`python x.py`, `node server.js`, `python -m pytest`), or
 /// the file a program without subcommands is pointed at first when it looks like one.
 fn script_target<'a>(name: &str, args: &'a [Word]) -> Option<&'a str> {
+    if TASK_RUNNERS.contains(&name) {
+        return args
+            .iter()
+            .map(|w| w.text.as_str())
+            .find(|t| !t.starts_with('-') && !t.contains('='));
+    }
     let mut it = args.iter().map(|w| w.text.as_str());
     while let Some(t) = it.next() {
         if t == "-m" || t == "-c" && name.starts_with("python") {
@@ -230,6 +254,7 @@ mod tests {
             ("python -m pytest", "python -m pytest -x tests/"),
             ("python app.py", "python -u app.py --port 3000"),
             ("make", "sudo make"),
+            ("make test", "make -j8 test"),
             ("pytest", "timeout 60 pytest -q"),
             ("go test ./...", "GOFLAGS=-count=1 go test ./pkg/..."),
         ];
@@ -247,6 +272,7 @@ mod tests {
             ("python a.py", "python b.py"),
             ("cargo test", "cargo test && cargo clippy"),
             ("ls", "rm -rf build"),
+            ("make test", "make lint"),
         ];
         for (a, b) in different {
             assert_ne!(bash(a), bash(b), "{a} vs {b}");

@@ -46,6 +46,7 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
             tool_input: &tool_input,
             cwd: cwd.as_deref(),
             details: true,
+            session: None,
         },
         Timestamp::now(),
         &mut warnings,

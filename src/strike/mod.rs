@@ -26,6 +26,9 @@ pub struct StrikeConfig {
     /// (about 0.4 ms at 200 attempts, 2 ms at 1000 on the CI machine); the per-hash totals
     /// in the index are not bounded by it.
     pub max_attempts: usize,
+    /// Hours after which a repeated error counts from 1 again (a count also starts again
+    /// in a new session; a resumed session keeps its id and its counts).
+    pub expire_hours: u32,
 }
 
 impl Default for StrikeConfig {
@@ -33,11 +36,19 @@ impl Default for StrikeConfig {
         Self {
             enabled: true,
             max_attempts: 200,
+            expire_hours: 24,
         }
     }
 }
 
 impl StrikeConfig {
+    /// Returns the expiry of counts.
+    pub fn expiry(&self) -> store::Expiry {
+        store::Expiry {
+            seconds: i64::from(self.expire_hours.max(1)) * 3600,
+        }
+    }
+
     /// Returns out-of-range values.
     pub fn validate(&self) -> Vec<String> {
         if self.max_attempts < 10 {
@@ -187,23 +198,29 @@ fn read_index(project: &Project) -> Option<Index> {
     }
 }
 
-/// Builds the failure to record from a PostToolUseFailure payload.
-fn new_failure(project: &Project, input: &HookInput, now: Timestamp) -> NewFailure {
-    let tool = input.tool_name.as_deref().unwrap_or("unknown");
-    let tool_input = input.tool_input();
-    let action = normalize::action_key(tool, tool_input);
-    let raw_error = input.error_text().unwrap_or("");
-    let redacted = crate::redact::redact_str(raw_error);
+/// Returns the hash that identifies a failure for counting, and the call's intent: the hash
+/// covers the intent and the normalised error, so two failures count as the same error
+/// exactly when their hashes are equal.
+pub fn failure_hash(tool: &str, tool_input: &serde_json::Value, error: &str) -> (String, String) {
+    let intent = crate::classify::intent::intent(tool, tool_input);
     // Without an error text the action stands in for it (what the seed hashed).
-    let signature = if raw_error.trim().is_empty() {
+    let signature = if error.trim().is_empty() {
         format!(
             "[no error text] {}",
             normalize::action_text(tool, tool_input)
         )
     } else {
-        normalize::normalize_error(&redacted)
+        normalize::normalize_error(&crate::redact::redact_str(error))
     };
-    let hash = normalize::error_hash(tool, &signature);
+    (normalize::error_hash(&intent, &signature), intent)
+}
+
+/// Builds the failure to record from a PostToolUseFailure payload.
+fn new_failure(project: &Project, input: &HookInput, now: Timestamp) -> NewFailure {
+    let tool = input.tool_name.as_deref().unwrap_or("unknown");
+    let tool_input = input.tool_input();
+    let raw_error = input.error_text().unwrap_or("");
+    let (hash, intent) = failure_hash(tool, tool_input, raw_error);
     let attempt = Attempt {
         timestamp: now.iso_seconds(),
         tool: tool.to_owned(),
@@ -212,7 +229,8 @@ fn new_failure(project: &Project, input: &HookInput, now: Timestamp) -> NewFailu
         hash: hash.clone(),
         strike: None,
         input: Some(normalize::input_summary(tool_input, &project.root)),
-        action: Some(action.clone()),
+        action: Some(normalize::action_key(tool, tool_input)),
+        intent: Some(intent.clone()),
         session_id: input.session_id.clone(),
         tool_use_id: input.tool_use_id.clone(),
         agent_id: input.agent_id.clone(),
@@ -222,7 +240,7 @@ fn new_failure(project: &Project, input: &HookInput, now: Timestamp) -> NewFailu
     };
     NewFailure {
         hash,
-        action,
+        intent,
         attempt,
     }
 }
@@ -230,24 +248,24 @@ fn new_failure(project: &Project, input: &HookInput, now: Timestamp) -> NewFailu
 /// Returns the fact sentence shared by the strike texts.
 fn occurred(tool: &str, hash: &str, count: u32, headline: &str) -> String {
     format!(
-        "oath 3-strike: this {tool} error (hash {hash}) has now occurred {count} times in this branch: {headline}."
+        "oath 3-strike: this {tool} error (hash {hash}) has now occurred {count} times in a row: {headline}."
     )
 }
 
 /// Returns the texts for a strike count (none below strike 2).
-fn notice(tool: &str, hash: &str, count: u32, headline: &str) -> StrikeNotice {
+fn notice(tool: &str, intent: &str, hash: &str, count: u32, headline: &str) -> StrikeNotice {
     let fact = occurred(tool, hash, count, headline);
     let (context, system_message) = if count >= store::ESCALATE_AT {
         (
             Some(format!(
-                "{fact} Repeating the same action will not fix it. Stop and ask the user how to \
-                 proceed before trying again; running this same action again requires the user's \
-                 approval. The count clears when the same action succeeds."
+                "{fact} Repeating it will not fix it. Stop and ask the user how to proceed before \
+                 trying again; running `{intent}` again (in any variant) requires the user's \
+                 approval. The count clears when a call with the same intent succeeds."
             )),
             Some(format!(
                 "oath 3-strike: the same {tool} error (hash {hash}) occurred {count} times: \
-                 {headline}. Claude was told to stop and ask you; the same action will need your \
-                 approval. `oath errors show {hash}` has the attempts, `oath errors resolve {hash}` \
+                 {headline}. Claude was told to stop and ask you; `{intent}` (in any variant) will \
+                 need your approval in this session. `oath errors show {hash}` has the attempts, `oath errors resolve {hash}` \
                  clears it."
             )),
         )
@@ -279,22 +297,33 @@ pub fn on_failure(
     cfg: &StrikeConfig,
     warnings: &mut Vec<String>,
 ) -> Option<StrikeNotice> {
+    if input.error_text().is_some_and(normalize::is_cascade) {
+        // Cancelled because another call of its parallel batch failed: not its own error.
+        return None;
+    }
     ignore_plan_folder(project, warnings);
     let failure = new_failure(project, input, now);
     let hash = failure.hash.clone();
     let tool = failure.attempt.tool.clone();
+    let intent = failure.intent.clone();
     let headline = normalize::headline(&failure.attempt.error);
     let result = update_both(project, now, warnings, |index, errors| {
         if store::already_recorded(errors, failure.attempt.tool_use_id.as_deref()) {
             // A second fire of the same call: counted already, told already.
             return (false, None);
         }
-        let count = store::record_failure(index, errors, failure, cfg.max_attempts.max(1));
+        let count = store::record_failure(
+            index,
+            errors,
+            failure,
+            cfg.max_attempts.max(1),
+            cfg.expiry(),
+        );
         (true, Some(count))
     });
     match result {
         Ok(Some(count)) => {
-            let n = notice(&tool, &hash, count, &headline);
+            let n = notice(&tool, &intent, &hash, count, &headline);
             (count >= store::WARN_AT).then_some(n)
         }
         Ok(None) => None,
@@ -305,7 +334,7 @@ pub fn on_failure(
     }
 }
 
-/// Records a success: resets the strike count of the same action.
+/// Records a success: resets the strike counts of the same intent.
 pub fn on_success(
     project: &Project,
     input: &HookInput,
@@ -321,41 +350,45 @@ pub fn on_success(
     if !index.may_count_tool(tool, false) {
         return;
     }
-    let action = normalize::action_key(tool, input.tool_input());
+    let intent = crate::classify::intent::intent(tool, input.tool_input());
     if !index
         .hashes
         .values()
-        .any(|e| e.is_unresolved() && e.actions.contains(&action))
+        .any(|e| e.is_unresolved() && e.intent == intent)
     {
         return;
     }
-    // Rare (only after a failure of this very action): the reset goes to both files, the
-    // log first, so a kill between the two renames leaves an index that readers see is not
-    // the log's.
+    // Rare (only after a failure of this intent): the reset goes to both files, the log
+    // first, so a kill between the two renames leaves an index that readers see is not the
+    // log's.
     let stamp = now.iso_seconds();
     if let Err(e) = update_both(project, now, warnings, |index, errors| {
-        (store::record_success(index, errors, &action, &stamp), ())
+        (store::record_success(index, errors, &intent, &stamp), ())
     }) {
         warnings.push(format!("3-strike: success not recorded: {e}"));
     }
 }
 
-/// Returns the reason to ask when this exact action has escalated (strike 3+). Read-only.
+/// Returns the reason to ask when a call of this intent has escalated (strike 3+) in this
+/// session. Read-only.
 pub fn escalation_for(
     project: &Project,
     tool_name: &str,
     tool_input: &serde_json::Value,
-    _cfg: &StrikeConfig,
+    session: Option<&str>,
+    now: Timestamp,
+    cfg: &StrikeConfig,
 ) -> Option<String> {
     let index = read_index(project)?;
     if !index.may_count_tool(tool_name, true) {
         return None;
     }
-    let action = normalize::action_key(tool_name, tool_input);
-    let (hash, e) = index.escalation(&action)?;
+    let intent = crate::classify::intent::intent(tool_name, tool_input);
+    let (hash, e) = index.escalation(&intent, session, &now.iso_seconds(), cfg.expiry())?;
     Some(format!(
-        "3-strike: this exact {tool_name} action already failed with the same error {} times \
-         in this branch (hash {hash}: {}), so a person decides whether it runs again",
+        "3-strike: `{intent}` already failed with the same error {} times in a row in this \
+         session (hash {hash}: {}), so a person decides whether it runs again until a call \
+         of it succeeds or the error is resolved",
         e.count, e.headline
     ))
 }
@@ -378,7 +411,7 @@ pub fn session_start_summary(project: &Project, _cfg: &StrikeConfig) -> Option<S
     );
     for (hash, e) in open.iter().take(SUMMARY_LINES) {
         let state = if e.is_escalated() {
-            ", escalated: the same action needs the user's approval"
+            ", escalated: calls of the same intent need the user's approval"
         } else {
             ""
         };
@@ -397,8 +430,8 @@ pub fn session_start_summary(project: &Project, _cfg: &StrikeConfig) -> Option<S
         ));
     }
     out.push_str(
-        "\nAt strike 2 the same approach has failed twice and a different one is needed; at \
-         strike 3 the user decides before the same action runs again.",
+        "\nAt strike 2 the same approach has failed twice in a row and a different one is \
+         needed; at strike 3 the user decides before a call with the same intent runs again.",
     );
     Some(out)
 }

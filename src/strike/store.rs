@@ -14,8 +14,8 @@ use serde_json::{Map, Value};
 
 use super::normalize;
 
-/// Version of both files' schema.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of both files' schema (2: counts per intent and session, see [`HashState`]).
+pub const SCHEMA_VERSION: u32 = 2;
 /// Status of an attempt or hash that still counts.
 pub const UNRESOLVED: &str = "unresolved";
 /// Status of an attempt or hash that no longer counts.
@@ -24,8 +24,8 @@ pub const RESOLVED: &str = "resolved";
 pub const MAX_HASHES: usize = 256;
 /// Most resolved hashes kept in the index (the least recently seen are dropped first).
 pub const MAX_RESOLVED_HASHES: usize = 32;
-/// Most action keys remembered per hash.
-pub const MAX_ACTIONS: usize = 8;
+/// Most tool families remembered per hash.
+pub const MAX_TOOLS: usize = 8;
 /// Strike count from which an action is escalated to the user.
 pub const ESCALATE_AT: u32 = 3;
 /// Strike count from which the model is warned.
@@ -58,6 +58,9 @@ pub struct Attempt {
     /// The action key (tool + normalised input).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
+    /// The intent ([`crate::classify::intent`]): what the call tried to do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<String>,
     /// The session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
@@ -118,10 +121,12 @@ impl Default for ErrorsFile {
     }
 }
 
-/// What the index knows about one error hash.
+/// What the index knows about one error hash: one normalised error of one intent (the hash
+/// covers both), so a count is the run of the same error on the same intent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct HashState {
-    /// The current strike count (0 once resolved).
+    /// The current strike count: consecutive failures of this error on its intent in one
+    /// session (0 once resolved).
     pub count: u32,
     /// Failures with this hash ever recorded.
     pub total: u32,
@@ -135,19 +140,33 @@ pub struct HashState {
     pub last_seen: String,
     /// `unresolved` or `resolved`.
     pub status: String,
-    /// Action keys that failed with this hash, most recent last.
+    /// The intent that failed with this error.
     #[serde(default)]
-    pub actions: Vec<String>,
-    /// The tools of those actions (empty in indexes written before oath recorded them), so a
-    /// call of another tool is known not to match without computing its action key.
+    pub intent: String,
+    /// The session of the last failure: a count goes on only in that session (a resumed
+    /// session keeps its id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The tool families of the failures ([`tool_family`]), so a call of another tool is
+    /// known not to match without computing its intent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<String>,
     /// When the hash was last resolved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved_at: Option<String>,
-    /// How: `success` (the same action succeeded), `user` (`oath errors resolve`) or `reset`.
+    /// How: `success` (a call of the same intent succeeded), `changed` (the same intent
+    /// then failed with another error), `user` (`oath errors resolve`) or `reset`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved_by: Option<String>,
+}
+
+/// The family of a tool for matching intents: the file-editing tools are one (the same
+/// mistake made through Edit, MultiEdit and Write is one intent).
+pub fn tool_family(tool: &str) -> &str {
+    match tool {
+        "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => "edit",
+        other => other,
+    }
 }
 
 impl HashState {
@@ -161,10 +180,21 @@ impl HashState {
         self.is_unresolved() && self.count >= ESCALATE_AT
     }
 
-    /// Returns whether an action of `tool` may be among this hash's actions (always, when the
-    /// tools were not recorded).
+    /// Returns whether a call of `tool` may have this hash's intent (always, when the tools
+    /// were not recorded).
     pub fn may_hold_tool(&self, tool: &str) -> bool {
-        self.tools.is_empty() || self.tools.iter().any(|t| t == tool)
+        let family = tool_family(tool);
+        self.tools.is_empty() || self.tools.iter().any(|t| t == family)
+    }
+
+    /// Returns whether the count still runs for a call of `session` at `now`: the same
+    /// session (any, when the caller does not know it) and the last failure within `expiry`.
+    pub fn runs_for(&self, session: Option<&str>, now: &str, expiry: Expiry) -> bool {
+        let same_session = match (session, self.session.as_deref()) {
+            (Some(s), Some(mine)) => s == mine,
+            _ => true,
+        };
+        same_session && !expiry.expired(&self.last_seen, now)
     }
 
     fn resolve(&mut self, now: &str, by: &str) {
@@ -241,16 +271,36 @@ impl LogStamp {
 /// A failure to record, already normalised, hashed, redacted and bounded.
 #[derive(Debug, Clone)]
 pub struct NewFailure {
-    /// The error hash.
+    /// The error hash (of the intent and the normalised error).
     pub hash: String,
-    /// The action key.
-    pub action: String,
+    /// The intent.
+    pub intent: String,
     /// The attempt to append (its `strike` is filled in).
     pub attempt: Attempt,
 }
 
+/// How long a count runs without a new failure: a failure after that starts again at 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expiry {
+    /// Seconds.
+    pub seconds: i64,
+}
+
+impl Expiry {
+    /// Returns whether a count last seen at `last_seen` has expired at `now` (both
+    /// `YYYY-MM-DDTHH:MM:SSZ`; an unreadable time never expires).
+    pub fn expired(self, last_seen: &str, now: &str) -> bool {
+        use crate::clock::Timestamp;
+        match (Timestamp::parse(last_seen), Timestamp::parse(now)) {
+            (Some(a), Some(b)) => b.unix() - a.unix() > self.seconds,
+            _ => false,
+        }
+    }
+}
+
 impl Index {
-    /// Rebuilds an index from a log: unresolved attempts count, resolved ones do not.
+    /// Rebuilds an index from a log: unresolved attempts count, resolved ones do not; each
+    /// hash counts its attempts since its last resolution or change of session.
     pub fn rebuild(errors: &ErrorsFile) -> Self {
         let mut index = Index {
             seq: errors.seq,
@@ -266,20 +316,25 @@ impl Index {
             }
             e.last_seen = a.timestamp.clone();
             e.tool = a.tool.clone();
-            if let Some(action) = &a.action {
-                remember(&mut e.actions, action);
-                remember(&mut e.tools, &a.tool);
+            if let Some(intent) = &a.intent {
+                e.intent = intent.clone();
             }
+            remember(&mut e.tools, tool_family(&a.tool));
             if a.status == UNRESOLVED {
+                if e.session != a.session_id {
+                    e.count = 0;
+                }
                 e.count += 1;
                 e.status = UNRESOLVED.into();
                 e.resolved_at = None;
                 e.resolved_by = None;
-            } else if e.count == 0 {
+            } else {
+                e.count = 0;
                 e.status = RESOLVED.into();
                 e.resolved_at = a.resolved_at.clone();
                 e.resolved_by = a.resolution.clone();
             }
+            e.session = a.session_id.clone();
         }
         index.evict(None);
         // Headlines only for the hashes kept, from their last error.
@@ -291,11 +346,19 @@ impl Index {
         index
     }
 
-    /// Returns the escalated hash whose actions include `action`, if any (highest count).
-    pub fn escalation(&self, action: &str) -> Option<(&String, &HashState)> {
+    /// Returns the escalated hash of `intent` whose count runs for `session` at `now`, if any.
+    pub fn escalation(
+        &self,
+        intent: &str,
+        session: Option<&str>,
+        now: &str,
+        expiry: Expiry,
+    ) -> Option<(&String, &HashState)> {
         self.hashes
             .iter()
-            .filter(|(_, e)| e.is_escalated() && e.actions.iter().any(|a| a == action))
+            .filter(|(_, e)| {
+                e.is_escalated() && e.intent == intent && e.runs_for(session, now, expiry)
+            })
             .max_by_key(|(_, e)| e.count)
     }
 
@@ -317,12 +380,12 @@ impl Index {
         })
     }
 
-    /// Resets every hash that the successful `action` failed with; returns whether anything
+    /// Resets every hash of the intent of a successful call; returns whether anything
     /// changed.
-    pub fn record_success(&mut self, action: &str, now: &str) -> bool {
+    pub fn record_success(&mut self, intent: &str, now: &str) -> bool {
         let mut changed = false;
         for e in self.hashes.values_mut() {
-            if e.is_unresolved() && e.actions.iter().any(|a| a == action) {
+            if e.is_unresolved() && e.intent == intent {
                 e.resolve(now, "success");
                 changed = true;
             }
@@ -380,12 +443,12 @@ impl Index {
     }
 }
 
-fn remember(actions: &mut Vec<String>, action: &str) {
-    actions.retain(|a| a != action);
-    actions.push(action.to_owned());
-    if actions.len() > MAX_ACTIONS {
-        let drop = actions.len() - MAX_ACTIONS;
-        actions.drain(..drop);
+fn remember(list: &mut Vec<String>, item: &str) {
+    list.retain(|a| a != item);
+    list.push(item.to_owned());
+    if list.len() > MAX_TOOLS {
+        let drop = list.len() - MAX_TOOLS;
+        list.drain(..drop);
     }
 }
 
@@ -453,11 +516,17 @@ pub fn already_recorded(errors: &ErrorsFile, tool_use_id: Option<&str>) -> bool 
 }
 
 /// Records a failure in both files; returns the new strike count of its hash.
+///
+/// The count is the run of this error on its intent: it goes on from the hash's count when
+/// the last failure was in the same session and within `expiry`, and starts at 1
+/// otherwise. Another error of the same intent ends the run of the previous one (resolved
+/// as `changed`): the agent got further, and what repeats now is the new error.
 pub fn record_failure(
     index: &mut Index,
     errors: &mut ErrorsFile,
     failure: NewFailure,
     max_attempts: usize,
+    expiry: Expiry,
 ) -> u32 {
     if index.seq != errors.seq {
         *index = Index::rebuild(errors);
@@ -465,25 +534,36 @@ pub fn record_failure(
     reconcile(index, errors);
     let NewFailure {
         hash,
-        action,
+        intent,
         mut attempt,
     } = failure;
+    let now = attempt.timestamp.clone();
+    for (h, e) in index.hashes.iter_mut() {
+        if *h != hash && e.is_unresolved() && e.intent == intent {
+            e.resolve(&now, "changed");
+        }
+    }
     let e = index.hashes.entry(hash.clone()).or_default();
+    if e.is_unresolved() && !e.runs_for(attempt.session_id.as_deref(), &now, expiry) {
+        e.count = 0;
+    }
     e.count += 1;
     e.total += 1;
     if e.first_seen.is_empty() {
-        e.first_seen = attempt.timestamp.clone();
+        e.first_seen = now.clone();
     }
-    e.last_seen = attempt.timestamp.clone();
+    e.last_seen = now;
     e.tool = attempt.tool.clone();
     e.headline = normalize::headline(&attempt.error);
     e.status = UNRESOLVED.into();
+    e.intent = intent;
+    e.session = attempt.session_id.clone();
     e.resolved_at = None;
     e.resolved_by = None;
-    remember(&mut e.actions, &action);
-    remember(&mut e.tools, &attempt.tool);
+    remember(&mut e.tools, tool_family(&attempt.tool));
     let count = e.count;
     index.evict(Some(&hash));
+    reconcile(index, errors);
 
     attempt.strike = Some(count);
     errors.attempts.push(attempt);
@@ -496,14 +576,14 @@ pub fn record_failure(
     count
 }
 
-/// Records a success of `action` in both files: the errors it failed with are reset.
-/// Returns whether anything changed.
-pub fn record_success(index: &mut Index, errors: &mut ErrorsFile, action: &str, now: &str) -> bool {
+/// Records a success of a call of `intent` in both files: the errors it failed with are
+/// reset. Returns whether anything changed.
+pub fn record_success(index: &mut Index, errors: &mut ErrorsFile, intent: &str, now: &str) -> bool {
     if index.seq != errors.seq {
         *index = Index::rebuild(errors);
     }
     reconcile(index, errors);
-    let reset = index.record_success(action, now);
+    let reset = index.record_success(intent, now);
     if reset {
         reconcile(index, errors);
         errors.seq += 1;
@@ -559,10 +639,12 @@ pub fn resolve(
 mod tests {
     use super::*;
 
-    fn failure(hash: &str, action: &str) -> NewFailure {
+    const DAY: Expiry = Expiry { seconds: 86_400 };
+
+    fn failure(hash: &str, intent: &str) -> NewFailure {
         NewFailure {
             hash: hash.into(),
-            action: action.into(),
+            intent: intent.into(),
             attempt: Attempt {
                 timestamp: "2026-01-01T00:00:00Z".into(),
                 tool: "Bash".into(),
@@ -571,8 +653,9 @@ mod tests {
                 hash: hash.into(),
                 strike: None,
                 input: None,
-                action: Some(action.into()),
-                session_id: None,
+                action: None,
+                intent: Some(intent.into()),
+                session_id: Some("s1".into()),
                 tool_use_id: None,
                 agent_id: None,
                 resolved_at: None,
@@ -584,6 +667,10 @@ mod tests {
 
     enum Step {
         Fail(&'static str, &'static str),
+        /// A failure in another session.
+        FailIn(&'static str, &'static str, &'static str),
+        /// A failure at another time.
+        FailAt(&'static str, &'static str, &'static str),
         Succeed(&'static str),
         Resolve(&'static str),
         Reset,
@@ -597,7 +684,17 @@ mod tests {
         let counts = steps
             .iter()
             .map(|s| match s {
-                Fail(h, a) => record_failure(&mut index, &mut errors, failure(h, a), 1000),
+                Fail(h, a) => record_failure(&mut index, &mut errors, failure(h, a), 1000, DAY),
+                FailIn(h, a, session) => {
+                    let mut f = failure(h, a);
+                    f.attempt.session_id = Some((*session).into());
+                    record_failure(&mut index, &mut errors, f, 1000, DAY)
+                }
+                FailAt(h, a, t) => {
+                    let mut f = failure(h, a);
+                    f.attempt.timestamp = (*t).into();
+                    record_failure(&mut index, &mut errors, f, 1000, DAY)
+                }
                 Succeed(a) => {
                     index.record_success(a, "t");
                     0
@@ -646,24 +743,50 @@ mod tests {
                 &[1, 2, 0, 1],
             ),
             (
-                "success of another action does not",
+                "success of another intent does not",
                 &[Fail("A", "a"), Fail("A", "a"), Succeed("z"), Fail("A", "a")],
                 &[1, 2, 0, 3],
             ),
             (
-                "same error from two actions counts together",
-                &[Fail("A", "a1"), Fail("A", "a2"), Fail("A", "a1")],
-                &[1, 2, 3],
+                "another error of the same intent ends the run",
+                &[
+                    Fail("A", "a"),
+                    Fail("A", "a"),
+                    Fail("B", "a"),
+                    Fail("A", "a"),
+                ],
+                &[1, 2, 1, 1],
             ),
             (
-                "success of either action resets the hash",
+                "errors of other intents in between do not",
                 &[
-                    Fail("A", "a1"),
-                    Fail("A", "a2"),
-                    Succeed("a2"),
-                    Fail("A", "a1"),
+                    Fail("A", "a"),
+                    Fail("B", "b"),
+                    Fail("C", "c"),
+                    Fail("A", "a"),
                 ],
-                &[1, 2, 0, 1],
+                &[1, 1, 1, 2],
+            ),
+            (
+                "a new session counts from 1",
+                &[
+                    Fail("A", "a"),
+                    Fail("A", "a"),
+                    FailIn("A", "a", "s2"),
+                    FailIn("A", "a", "s2"),
+                    FailIn("A", "a", "s2"),
+                ],
+                &[1, 2, 1, 2, 3],
+            ),
+            (
+                "a count expires",
+                &[
+                    FailAt("A", "a", "2026-01-01T00:00:00Z"),
+                    FailAt("A", "a", "2026-01-01T10:00:00Z"),
+                    FailAt("A", "a", "2026-01-02T11:00:00Z"),
+                    FailAt("A", "a", "2026-01-02T12:00:00Z"),
+                ],
+                &[1, 2, 1, 2],
             ),
             (
                 "resolve resets one hash",
@@ -698,18 +821,32 @@ mod tests {
     }
 
     #[test]
-    fn escalation_is_per_action_and_cleared_by_success() {
+    fn escalation_is_per_intent_and_session_and_cleared_by_success() {
+        let t = "2026-01-01T01:00:00Z";
+        let esc = |index: &Index, intent: &str, session: Option<&str>, now: &str| {
+            index
+                .escalation(intent, session, now, DAY)
+                .map(|(h, e)| (h.clone(), e.count))
+        };
         let (_, mut index, _) = run(&[Fail("A", "a"), Fail("A", "a"), Fail("A", "a")]);
+        assert_eq!(esc(&index, "a", Some("s1"), t), Some(("A".into(), 3)));
+        assert_eq!(esc(&index, "a", None, t), Some(("A".into(), 3)));
+        assert_eq!(esc(&index, "b", Some("s1"), t), None);
+        assert_eq!(esc(&index, "a", Some("s2"), t), None, "another session");
         assert_eq!(
-            index.escalation("a").map(|(h, e)| (h.as_str(), e.count)),
-            Some(("A", 3))
+            esc(&index, "a", Some("s1"), "2026-01-03T00:00:00Z"),
+            None,
+            "expired"
         );
-        assert!(index.escalation("b").is_none());
         assert!(index.record_success("a", "t"));
-        assert!(index.escalation("a").is_none());
+        assert_eq!(esc(&index, "a", Some("s1"), t), None);
         assert!(!index.record_success("a", "t"), "nothing left to reset");
         let (_, index, _) = run(&[Fail("A", "a"), Fail("A", "a")]);
-        assert!(index.escalation("a").is_none(), "strike 2 does not ask");
+        assert_eq!(
+            esc(&index, "a", Some("s1"), t),
+            None,
+            "strike 2 does not ask"
+        );
     }
 
     #[test]
@@ -732,6 +869,15 @@ mod tests {
         // A rebuild from the log records them again.
         let (_, _, errors) = run(&[Fail("A", "a")]);
         assert_eq!(Index::rebuild(&errors).hashes["A"].tools, vec!["Bash"]);
+        // The file-editing tools are one family: an escalated Edit also matches a Write.
+        let mut f = failure("E", "edit a");
+        f.attempt.tool = "Edit".into();
+        let (mut index, mut errors) = (Index::default(), ErrorsFile::default());
+        for _ in 0..3 {
+            record_failure(&mut index, &mut errors, f.clone(), 100, DAY);
+        }
+        assert!(index.may_count_tool("Write", true));
+        assert!(!index.may_count_tool("Bash", true));
     }
 
     #[test]
@@ -771,7 +917,7 @@ mod tests {
         let mut fresh = Index::default();
         let mut errors = errors;
         assert_eq!(
-            record_failure(&mut fresh, &mut errors, failure("A", "a"), 1000),
+            record_failure(&mut fresh, &mut errors, failure("A", "a"), 1000, DAY),
             3
         );
     }
@@ -809,13 +955,19 @@ mod tests {
         let mut index = Index::default();
         let mut errors = ErrorsFile::default();
         for _ in 0..2 {
-            record_failure(&mut index, &mut errors, failure("ffffffff", "a"), 10_000);
+            record_failure(
+                &mut index,
+                &mut errors,
+                failure("ffffffff", "a"),
+                10_000,
+                DAY,
+            );
         }
         for n in 0..(MAX_HASHES + 50) {
             let h = format!("{n:08x}");
-            let mut f = failure(&h, "a");
+            let mut f = failure(&h, &h);
             f.attempt.timestamp = format!("t{n:05}");
-            let count = record_failure(&mut index, &mut errors, f, 10_000);
+            let count = record_failure(&mut index, &mut errors, f, 10_000, DAY);
             assert_eq!(index.hashes[&h].count, count, "the new hash is kept");
         }
         assert_eq!(index.hashes.len(), MAX_HASHES);
@@ -834,10 +986,16 @@ mod tests {
             let h = format!("{n:08x}");
             let mut f = failure(&h, &h);
             f.attempt.timestamp = format!("t{n:05}");
-            record_failure(&mut index, &mut errors, f, 10_000);
+            record_failure(&mut index, &mut errors, f, 10_000, DAY);
             assert!(index.record_success(&h, &format!("t{n:05}")));
         }
-        record_failure(&mut index, &mut errors, failure("ffffffff", "z"), 10_000);
+        record_failure(
+            &mut index,
+            &mut errors,
+            failure("ffffffff", "z"),
+            10_000,
+            DAY,
+        );
         let resolved = index.hashes.values().filter(|e| !e.is_unresolved()).count();
         assert_eq!(resolved, MAX_RESOLVED_HASHES);
         assert!(index.hashes["ffffffff"].is_unresolved());

@@ -68,7 +68,14 @@ fn succeed(f: &Fixture, command: &str) {
 }
 
 fn ask(f: &Fixture, command: &str) -> Option<String> {
-    escalation_for(&f.project, "Bash", &json!({"command": command}), &f.cfg)
+    escalation_for(
+        &f.project,
+        "Bash",
+        &json!({"command": command}),
+        Some("s1"),
+        Timestamp::from_unix(1000),
+        &f.cfg,
+    )
 }
 
 #[test]
@@ -82,7 +89,7 @@ fn three_strikes_warn_then_escalate_then_reset_on_success() {
     assert_eq!(n2.strike, 2);
     let c2 = n2.context.unwrap();
     assert!(
-        c2.contains("has now occurred 2 times in this branch: Exit code 1: FAIL src/a.test.js"),
+        c2.contains("has now occurred 2 times in a row: Exit code 1: FAIL src/a.test.js"),
         "{c2}"
     );
     assert!(c2.contains("different approach"), "{c2}");
@@ -154,7 +161,7 @@ fn per_call_paths_never_read_the_log() {
     std::fs::write(errors_path(&f.project), "not json").unwrap();
     assert!(ask(&f, "make").is_some());
     assert!(session_start_summary(&f.project, &f.cfg).is_some());
-    succeed(&f, "make --dry-run");
+    succeed(&f, "make clean");
     assert_eq!(
         std::fs::read_to_string(errors_path(&f.project)).unwrap(),
         "not json",
@@ -365,7 +372,13 @@ fn a_reset_by_success_reaches_errors_json_at_once() {
 #[test]
 fn the_agent_is_never_told_how_to_clear_its_own_strikes() {
     for count in [2, 3, 4] {
-        let n = notice("Bash", "abcd1234", count, "cargo test failed");
+        let n = notice(
+            "Bash",
+            "bash cargo test",
+            "abcd1234",
+            count,
+            "cargo test failed",
+        );
         let context = n.context.unwrap_or_default();
         assert!(!context.contains("oath errors"), "{context}");
         if count >= 3 {

@@ -20,4 +20,5 @@ mod safety;
 mod secrets;
 mod sessions;
 mod strike;
+mod strike_pairs;
 mod support;
