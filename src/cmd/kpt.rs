@@ -473,8 +473,25 @@ fn to_feedback(ctx: &Ctx, file: &Path) -> Result<ExitCode> {
             .map(|p| p.display().to_string()),
         message_count: record.as_ref().map(|x| x.main.tally.counts.lines),
     };
+    // Converted already: the feedback it names is kept, not written twice.
+    let recorded = r
+        .feedback_integration
+        .as_ref()
+        .and_then(|f| f.generated_feedback_id.clone());
+    if let Some(id) = &recorded {
+        let path = dir.join(format!("{id}.yaml"));
+        if path.exists() {
+            ui::error(&format!(
+                "{} was converted already: {} (delete it to convert again)",
+                file.display(),
+                path.display()
+            ));
+            ui::out(&path.display().to_string());
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
     let created = ctx.now.iso_seconds();
-    let (fb_id, fb_path) = draft::allocate_and_write(&dir, "fb", ctx.now, |id| {
+    let convert = |id: &str| -> std::result::Result<String, String> {
         let fb = feedback::from_report(&r, id, &created, &cctx);
         let text = kpt::to_yaml(&fb)?;
         feedback::validate(&text, Some(id)).map_err(|issues| {
@@ -485,8 +502,18 @@ fn to_feedback(ctx: &Ctx, file: &Path) -> Result<ExitCode> {
             )
         })?;
         Ok(text)
-    })
-    .map_err(CliError::new)?;
+    };
+    let (fb_id, fb_path) = match recorded {
+        // The report names a feedback file that is gone: it is written again under its id.
+        Some(id) => {
+            let path = dir.join(format!("{id}.yaml"));
+            let text = convert(&id).map_err(CliError::new)?;
+            apply::write_file(&path, &text)
+                .map_err(|e| CliError::new(format!("cannot write {}: {e}", path.display())))?;
+            (id, path)
+        }
+        None => draft::allocate_and_write(&dir, "fb", ctx.now, convert).map_err(CliError::new)?,
+    };
     let block = kpt::to_yaml(&serde_json::json!({
         "feedback_integration": {"enabled": true, "generated_feedback_id": fb_id}
     }))
@@ -506,11 +533,27 @@ fn apply_cmd(ctx: &Ctx, file: &Path, dry_run: bool) -> Result<ExitCode> {
     let (_, r) = valid_report(file)?;
     let home = ctx.env.home.clone();
     let root = ctx.project.root.clone();
+    let target = |p: &str| {
+        let path = apply::resolve_path(p, home.as_deref(), &root);
+        apply::claude_md_target(&path, &root, home.as_deref())
+    };
     let plan = apply::plan(
         &r,
-        |p| apply::resolve_path(p, home.as_deref(), &root),
+        |p| target(p).map(|path| apply::write_destination(&path)),
         |p| std::fs::read_to_string(p).ok(),
     );
+    for t in r.tries.iter().filter_map(|t| t.persistence_target.as_ref()) {
+        if let Ok(path) = target(&t.path) {
+            let dest = apply::write_destination(&path);
+            if dest != path {
+                ui::out(&format!(
+                    "{} is a symlink: writing its target {}",
+                    path.display(),
+                    dest.display()
+                ));
+            }
+        }
+    }
     if plan.files.is_empty() && plan.manual.is_empty() {
         ui::out(&format!("{}: no try has a persistence_target", r.id));
         return Ok(ExitCode::SUCCESS);

@@ -5,6 +5,11 @@
 //! naming its report and try, so a second apply changes nothing (an item whose marker or whose
 //! exact text is already in the file is skipped). A missing section is appended with its block;
 //! a missing file is created. Headings inside fenced code blocks are ignored.
+//!
+//! Only CLAUDE.md-family files are written ([`claude_md_target`]): `CLAUDE.md` or
+//! `CLAUDE.local.md` inside the project (its `.claude/` included) and `~/.claude/CLAUDE.md`; a
+//! try naming any other path is described, not applied. A symlinked CLAUDE.md is written
+//! through to its target; a file's mode, line endings (CRLF) and byte-order mark are kept.
 
 use std::path::{Path, PathBuf};
 
@@ -39,6 +44,67 @@ pub struct Plan {
     pub files: Vec<FileChange>,
     /// Targets oath does not apply, described for the person.
     pub manual: Vec<String>,
+}
+
+/// File names oath writes tries into.
+pub const CLAUDE_MD_NAMES: &[&str] = &["CLAUDE.md", "CLAUDE.local.md"];
+
+/// Returns a path with `.` and `..` resolved by the words alone (no file system).
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Checks that a resolved target is a CLAUDE.md-family file: `CLAUDE.md` or
+/// `CLAUDE.local.md` in the project (any folder of it, `.claude/` included), or the user's
+/// `~/.claude/CLAUDE.md`. Returns the path with `..` resolved, or why it is refused.
+pub fn claude_md_target(path: &Path, root: &Path, home: Option<&Path>) -> Result<PathBuf, String> {
+    let path = lexical(path);
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if !CLAUDE_MD_NAMES.contains(&name) {
+        return Err(format!(
+            "{} is not a CLAUDE.md file (oath writes tries only into CLAUDE.md or CLAUDE.local.md)",
+            path.display()
+        ));
+    }
+    let in_project = path.starts_with(lexical(root));
+    let user = home.is_some_and(|h| path == lexical(&h.join(".claude/CLAUDE.md")));
+    if in_project || user {
+        Ok(path)
+    } else {
+        Err(format!(
+            "{} is outside the project and is not ~/.claude/CLAUDE.md",
+            path.display()
+        ))
+    }
+}
+
+/// Returns the file a write to `path` lands in: the target of a symlink (followed to its
+/// end, even when the target does not exist yet), else the path itself.
+pub fn write_destination(path: &Path) -> PathBuf {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::read_link(&p) {
+            Ok(target) => {
+                p = match p.parent() {
+                    Some(dir) if target.is_relative() => lexical(&dir.join(target)),
+                    _ => target,
+                };
+            }
+            Err(_) => return p,
+        }
+    }
+    p
 }
 
 /// Expands `~/` with `home` and makes relative paths relative to `root`.
@@ -147,10 +213,11 @@ pub fn item_line(report_id: &str, try_id: &str, description: &str) -> String {
     format!("- {one_line} <!-- oath-kpt: {report_id}/{try_id} -->")
 }
 
-/// Plans the application of a report; `read` returns a file's text (`None` when missing).
+/// Plans the application of a report; `resolve` turns a target's path into the file to
+/// write (or why it is refused), `read` returns a file's text (`None` when missing).
 pub fn plan(
     report: &Report,
-    resolve: impl Fn(&str) -> PathBuf,
+    resolve: impl Fn(&str) -> Result<PathBuf, String>,
     read: impl Fn(&Path) -> Option<String>,
 ) -> Plan {
     let mut out = Plan::default();
@@ -173,7 +240,13 @@ pub fn plan(
             ));
             continue;
         }
-        let path = resolve(&target.path);
+        let path = match resolve(&target.path) {
+            Ok(p) => p,
+            Err(why) => {
+                out.manual.push(format!("{}: not applied: {why}", t.id));
+                continue;
+            }
+        };
         let idx = match out.files.iter().position(|f| f.path == path) {
             Some(i) => i,
             None => {
@@ -189,6 +262,11 @@ pub fn plan(
             }
         };
         let change = &mut out.files[idx];
+        // Planned on LF text without a byte-order mark; both are put back below.
+        let (bom, crlf) = text_form(&change.before);
+        if bom || crlf {
+            change.after = plain_form(&change.after);
+        }
         let marker = format!("oath-kpt: {}/{}", report.id, t.id);
         let line = item_line(&report.id, &t.id, &t.description);
         let text_part = line
@@ -207,7 +285,37 @@ pub fn plan(
         change.after = insert_item(&change.after, &section, &line);
         change.added.push(t.id.clone());
     }
+    for change in &mut out.files {
+        let (bom, crlf) = text_form(&change.before);
+        if change.added.is_empty() {
+            change.after = change.before.clone();
+            continue;
+        }
+        let mut text = plain_form(&change.after);
+        if crlf {
+            text = text.replace('\n', "\r\n");
+        }
+        if bom {
+            text.insert(0, '\u{feff}');
+        }
+        change.after = text;
+    }
     out
+}
+
+/// Returns whether a text starts with a byte-order mark and whether it ends its lines with
+/// CRLF (most of them).
+fn text_form(text: &str) -> (bool, bool) {
+    let crlf = text.matches("\r\n").count();
+    (
+        text.starts_with('\u{feff}'),
+        crlf > 0 && crlf * 2 >= text.matches('\n').count(),
+    )
+}
+
+/// Returns a text without its byte-order mark, with LF line ends.
+fn plain_form(text: &str) -> String {
+    text.trim_start_matches('\u{feff}').replace("\r\n", "\n")
 }
 
 /// Returns a unified diff of an insertion-only change (`after` holds `before` in order).
@@ -273,9 +381,31 @@ pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
         .prefix(".oath-tmp-")
         .tempfile_in(dir)?;
     tmp.write_all(text.as_bytes())?;
+    // The file keeps its mode (a new one gets the umask's, not the temp file's 0600).
+    let mode = match std::fs::metadata(path) {
+        Ok(m) => Some(m.permissions()),
+        Err(_) => default_permissions(dir),
+    };
+    if let Some(mode) = mode {
+        tmp.as_file().set_permissions(mode)?;
+    }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Returns the permissions a new file in `dir` would get (read from a probe file).
+fn default_permissions(dir: &Path) -> Option<std::fs::Permissions> {
+    let probe = dir.join(format!(".oath-mode-probe-{}", std::process::id()));
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .ok()?;
+    let mode = file.metadata().ok().map(|m| m.permissions());
+    drop(file);
+    let _ = std::fs::remove_file(&probe);
+    mode
 }
 
 #[cfg(test)]

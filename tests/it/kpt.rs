@@ -829,7 +829,7 @@ fn feedback_maps_the_report_and_records_its_id_back() {
     assert!(fi.enabled);
     assert_eq!(fi.generated_feedback_id.as_deref(), Some("fb-20260209-001"));
     assert!(text.starts_with(&seed_text()[..seed_text().find("feedback_integration:").unwrap()]));
-    // A second conversion allocates the next id.
+    // A second conversion finds the first (`tests/it/kpt_apply.rs` has the details).
     let out = env
         .oath()
         .env("OATH_NOW", "2026-02-09T08:00:00Z")
@@ -840,7 +840,7 @@ fn feedback_maps_the_report_and_records_its_id_back() {
     assert!(
         String::from_utf8_lossy(&out.get_output().stdout)
             .trim()
-            .ends_with("fb-20260209-002.yaml")
+            .ends_with("fb-20260209-001.yaml")
     );
 }
 

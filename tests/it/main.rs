@@ -12,6 +12,7 @@ mod faults;
 mod install;
 mod kills;
 mod kpt;
+mod kpt_apply;
 mod observers;
 mod packs;
 mod payloads;
