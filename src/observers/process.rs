@@ -123,11 +123,11 @@ pub(super) fn run_sync(
     cmd.stdout(Stdio::from(out.try_clone()?))
         .stderr(Stdio::from(err.try_clone()?));
     let start = Instant::now();
-    let mut child = cmd.spawn()?;
+    let child = cmd.spawn()?;
     drop(cmd);
     // A timeout too large for the clock is no limit at all.
     let deadline = start.checked_add(timeout);
-    let (status, timed_out) = wait_or_kill(&mut child, deadline)?;
+    let (status, timed_out) = wait_or_kill(child, deadline)?;
     let duration_ms = start.elapsed().as_millis();
     let (stdout, stdout_bytes) = head(&mut out)?;
     let (stderr, stderr_bytes) = head(&mut err)?;
@@ -144,55 +144,53 @@ pub(super) fn run_sync(
 }
 
 /// Waits for the child until `deadline`; past it, kills its process group. Returns the exit
-/// status and whether the deadline passed.
-fn wait_or_kill(child: &mut Child, deadline: Option<Instant>) -> io::Result<(ExitStatus, bool)> {
+/// status and whether the deadline passed. A thread blocks in `wait` and says when the child
+/// ended, so the hook waits exactly as long as the command runs (no polling interval).
+fn wait_or_kill(mut child: Child, deadline: Option<Instant>) -> io::Result<(ExitStatus, bool)> {
     let Some(deadline) = deadline else {
         return child.wait().map(|s| (s, false));
     };
-    let mut pause = Duration::from_millis(2);
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok((status, false));
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return kill_group(child).map(|s| (s, true));
-        }
-        std::thread::sleep(pause.min(deadline - now));
-        pause = (pause * 2).min(Duration::from_millis(50));
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::Builder::new()
+        .name("observer-wait".into())
+        .spawn(move || {
+            let status = child.wait();
+            let _ = tx.send(());
+            status
+        })?;
+    let join = |w: std::thread::JoinHandle<io::Result<ExitStatus>>| {
+        w.join()
+            .unwrap_or_else(|_| Err(io::Error::other("the observer's waiting thread failed")))
+    };
+    let left = deadline.saturating_duration_since(Instant::now());
+    if rx.recv_timeout(left).is_ok() {
+        return join(waiter).map(|s| (s, false));
     }
+    kill_group(pid, &rx);
+    join(waiter).map(|s| (s, true))
 }
 
-/// Sends SIGTERM to the child's process group, waits a short grace for the group to empty,
-/// then sends SIGKILL to whatever is left, and reaps the child.
-fn kill_group(child: &mut Child) -> io::Result<ExitStatus> {
-    let Some(pgid) = i32::try_from(child.id()).ok().and_then(Pid::from_raw) else {
-        child.kill()?;
-        return child.wait();
+/// Sends SIGTERM to the process group of `pid`, waits a short grace for its leader to end
+/// (`ended` hears of it) and the group to empty, then sends SIGKILL to whatever is left.
+fn kill_group(pid: u32, ended: &std::sync::mpsc::Receiver<()>) {
+    let Some(pgid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+        return;
     };
     let _ = kill_process_group(pgid, Signal::TERM);
     let grace_end = Instant::now() + KILL_GRACE;
-    let mut status = None;
-    let mut emptied = false;
-    while Instant::now() < grace_end {
-        if status.is_none() {
-            status = child.try_wait()?;
-        }
-        // The group id stays reserved while any member lives, so once the leader is reaped
-        // an ESRCH here means every member is gone.
-        if status.is_some() && test_kill_process_group(pgid).is_err() {
-            emptied = true;
-            break;
+    let leader_ended = ended
+        .recv_timeout(grace_end.saturating_duration_since(Instant::now()))
+        .is_ok();
+    // The group id stays reserved while any member lives, so once the leader is reaped an
+    // ESRCH here means every member is gone.
+    while leader_ended && Instant::now() < grace_end {
+        if test_kill_process_group(pgid).is_err() {
+            return;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    if !emptied {
-        let _ = kill_process_group(pgid, Signal::KILL);
-    }
-    match status {
-        Some(s) => Ok(s),
-        None => child.wait(),
-    }
+    let _ = kill_process_group(pgid, Signal::KILL);
 }
 
 /// Bytes read past the head so that a secret the head's end cuts through is still recognised
