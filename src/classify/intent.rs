@@ -21,6 +21,15 @@ const SETUP: &[&str] = &[
     "ulimit", "umask", "trap", "sleep", "clear",
 ];
 
+/// Programs that pass data along or print it: not the work of a pipeline that has more.
+const FILTERS: &[&str] = &[
+    "head", "tail", "grep", "egrep", "fgrep", "rg", "sort", "uniq", "wc", "less", "more", "tee",
+    "cut", "tr", "column", "nl", "cat", "echo", "printf", "fold", "fmt",
+];
+
+/// Shells whose `-c` code is the command.
+const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh"];
+
 /// Commands that run the rest of their words as the command (`sudo make install`).
 const WRAPPERS: &[&str] = &[
     "sudo",
@@ -48,7 +57,40 @@ const TASK_RUNNERS: &[&str] = &[
 ];
 
 /// Returns the intent of a call as a short text (`edit src/main.rs`, `bash cargo test`).
+/// Words that look machine-made (a key, a token, a hash: long, with letters and digits) are
+/// written `<id>`: an intent names what is done, and is kept in files.
 pub fn intent(tool: &str, input: &Value) -> String {
+    let raw = raw_intent(tool, input);
+    raw.split(' ').map(mask_ids).collect::<Vec<_>>().join(" ")
+}
+
+/// Returns a word with its machine-made parts (between `/`, `=`, `:` and `@`) as `<id>`.
+fn mask_ids(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut part = String::new();
+    let flush = |part: &mut String, out: &mut String| {
+        let digits = part.bytes().filter(u8::is_ascii_digit).count();
+        let letters = part.bytes().filter(u8::is_ascii_alphabetic).count();
+        if part.len() > 40 || (part.len() >= 16 && digits >= 2 && letters >= 2) {
+            out.push_str("<id>");
+        } else {
+            out.push_str(part);
+        }
+        part.clear();
+    };
+    for c in word.chars() {
+        if matches!(c, '/' | '=' | ':' | '@' | '?' | '&') {
+            flush(&mut part, &mut out);
+            out.push(c);
+        } else {
+            part.push(c);
+        }
+    }
+    flush(&mut part, &mut out);
+    out
+}
+
+fn raw_intent(tool: &str, input: &Value) -> String {
     let field = |k: &str| input.get(k).and_then(Value::as_str).map(str::trim);
     match tool {
         "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => {
@@ -108,6 +150,10 @@ fn page(url: &str) -> &str {
 /// first stage of every pipeline (later stages filter its output), without setup commands,
 /// joined by ` && `. A line that cannot be parsed is its first two words.
 pub fn command_intent(cmd: &str) -> String {
+    command_intent_at(cmd, 0)
+}
+
+fn command_intent_at(cmd: &str, depth: usize) -> String {
     let script = shell::parse(cmd);
     if script.problem.is_some() || script.pipelines.is_empty() {
         return cmd.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
@@ -115,21 +161,38 @@ pub fn command_intent(cmd: &str) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut setup: Vec<String> = Vec::new();
     for p in &script.pipelines {
-        let Some(first) = p.stages.first() else {
-            continue;
+        // The stages that do the work: all but sources and filters (`head x | python3 -c …`
+        // is python's work, `cargo test | tail` cargo's); a pipeline of filters only is its
+        // first stage.
+        let stages: Vec<Vec<String>> = p
+            .stages
+            .iter()
+            .map(|stage| {
+                stage
+                    .iter()
+                    .filter_map(|s| simple_intent(s, depth))
+                    .collect()
+            })
+            .collect();
+        let is_filter = |part: &String| FILTERS.contains(&part.split(' ').next().unwrap_or(""));
+        let working: Vec<&String> = stages.iter().flatten().filter(|p| !is_filter(p)).collect();
+        let chosen: Vec<&String> = if working.is_empty() {
+            stages
+                .first()
+                .map(|s| s.iter().collect())
+                .unwrap_or_default()
+        } else {
+            working
         };
-        for simple in first {
-            let Some(part) = simple_intent(simple) else {
-                continue;
-            };
+        for part in chosen {
             let program = part.split(' ').next().unwrap_or("");
             let list = if SETUP.contains(&program) {
                 &mut setup
             } else {
                 &mut parts
             };
-            if !list.contains(&part) {
-                list.push(part);
+            if !list.contains(part) {
+                list.push(part.clone());
             }
         }
     }
@@ -140,7 +203,7 @@ pub fn command_intent(cmd: &str) -> String {
 }
 
 /// The program and subcommand of one simple command, past wrappers like `sudo` and `env`.
-fn simple_intent(simple: &Simple) -> Option<String> {
+fn simple_intent(simple: &Simple, depth: usize) -> Option<String> {
     let mut words: &[Word] = &simple.words;
     loop {
         let first = words.first()?;
@@ -175,6 +238,14 @@ fn simple_intent(simple: &Simple) -> Option<String> {
     }
     let name = program_name(&first.text);
     let args = &words[1..];
+    // `bash -c 'cargo test'` is cargo's work.
+    if SHELLS.contains(&name)
+        && depth < 2
+        && let Some(i) = args.iter().position(|w| w.text == "-c")
+        && let Some(code) = args.get(i + 1)
+    {
+        return Some(command_intent_at(&code.text, depth + 1));
+    }
     let mut out = name.to_owned();
     let found = pack::lookup(&[], name).filter(|f| f.entry.name.first() != "*");
     let descent = found.map(|f| descend(f.entry, args));
@@ -217,6 +288,10 @@ fn script_target<'a>(name: &str, args: &'a [Word]) -> Option<&'a str> {
         if t.starts_with('-') {
             continue;
         }
+        if t.contains("://") {
+            // A URL is what a client fetches, not a script it runs.
+            return None;
+        }
         let looks_like_file = t.contains('/')
             || t.rsplit_once('.').is_some_and(|(a, b)| {
                 !a.is_empty()
@@ -257,6 +332,9 @@ mod tests {
             ("make test", "make -j8 test"),
             ("pytest", "timeout 60 pytest -q"),
             ("go test ./...", "GOFLAGS=-count=1 go test ./pkg/..."),
+            ("python3 -c 'x'", "head -c 500 f.jsonl | python3 -c 'y'"),
+            ("cargo test", "bash -c 'cargo test -q'"),
+            ("ls src", "ls src | head"),
         ];
         for (a, b) in same {
             assert_eq!(bash(a), bash(b), "{a} vs {b}");
@@ -307,6 +385,13 @@ mod tests {
             &json!({"url": "https://x.dev/docs/", "prompt": "b"}),
         );
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn machine_made_words_are_not_kept() {
+        let i = bash("python3 MHcCAQEEIBYuDkXQw9Zx8iQk1JfQp0VQ7ZyXkHcL0aBcDeFgHiJk/x.py");
+        assert_eq!(i, "bash python3 <id>/x.py");
+        assert_eq!(bash("node src/server.js"), "bash node src/server.js");
     }
 
     #[test]

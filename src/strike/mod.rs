@@ -198,11 +198,17 @@ fn read_index(project: &Project) -> Option<Index> {
     }
 }
 
+/// Returns the intent of a call as the strike files keep it: redacted (a command's target
+/// can hold a token), and compared in that form.
+fn intent_of(tool: &str, tool_input: &serde_json::Value) -> String {
+    crate::redact::redact_str(&crate::classify::intent::intent(tool, tool_input)).into_owned()
+}
+
 /// Returns the hash that identifies a failure for counting, and the call's intent: the hash
 /// covers the intent and the normalised error, so two failures count as the same error
 /// exactly when their hashes are equal.
 pub fn failure_hash(tool: &str, tool_input: &serde_json::Value, error: &str) -> (String, String) {
-    let intent = crate::classify::intent::intent(tool, tool_input);
+    let intent = intent_of(tool, tool_input);
     // Without an error text the action stands in for it (what the seed hashed).
     let signature = if error.trim().is_empty() {
         format!(
@@ -350,7 +356,7 @@ pub fn on_success(
     if !index.may_count_tool(tool, false) {
         return;
     }
-    let intent = crate::classify::intent::intent(tool, input.tool_input());
+    let intent = intent_of(tool, input.tool_input());
     if !index
         .hashes
         .values()
@@ -383,7 +389,7 @@ pub fn escalation_for(
     if !index.may_count_tool(tool_name, true) {
         return None;
     }
-    let intent = crate::classify::intent::intent(tool_name, tool_input);
+    let intent = intent_of(tool_name, tool_input);
     let (hash, e) = index.escalation(&intent, session, &now.iso_seconds(), cfg.expiry())?;
     Some(format!(
         "3-strike: `{intent}` already failed with the same error {} times in a row in this \
