@@ -289,7 +289,7 @@ pub fn candidates(record: &SessionRecord, audit: &AuditFacts) -> (Vec<Problem>, 
             FactKind::RepeatedFailure => Some(Problem {
                 id: String::new(),
                 description: format!(
-                    "{} `{}` failed {} times in a row",
+                    "{} `{}` failed {} times in a row with the same error",
                     f.tool.as_deref().unwrap_or("a tool"),
                     f.subject,
                     f.count.unwrap_or(2)
@@ -378,7 +378,7 @@ pub fn candidates(record: &SessionRecord, audit: &AuditFacts) -> (Vec<Problem>, 
                     _ => None,
                 }
             }
-            FactKind::Interrupt => None,
+            FactKind::Interrupt | FactKind::Cascade => None,
         };
         if let Some(p) = p {
             push(p);

@@ -1010,8 +1010,9 @@ fn draft_of_the_documented_sample_has_one_candidate_per_fact() {
     assert_eq!(
         got,
         vec![
-            (C::Inefficiency, "transcript lines 7-14"), // cargo test failed twice in a row
-            (C::WrongApproach, "transcript line 17"),   // the rejected `cargo add deunicode`
+            // Lines 7 and 14: `cargo test` failed twice with different assertions, two
+            // failures, not one repeated (transcript-format.md §8), and it passed at 24.
+            (C::WrongApproach, "transcript line 17"), // the rejected `cargo add deunicode`
             (
                 C::Misunderstanding,
                 "transcript line 19: No, don't transliterate and don't add a dependency. The spec says slugs keep Unicode letters; just lowercase them with to_lowercase()."
