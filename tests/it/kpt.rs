@@ -76,6 +76,11 @@ fn documented_sample_metrics_equal_the_hand_count() {
         .find(|f| f.kind == FactKind::Backtrack)
         .unwrap();
     assert_eq!(backtrack.line, 22);
+    assert_eq!(
+        backtrack.cause_line,
+        Some(14),
+        "the test failure after the first edit caused the second: {backtrack:?}"
+    );
     let rejection = t
         .facts
         .iter()

@@ -21,3 +21,4 @@ mod secrets;
 mod sessions;
 mod strike;
 mod support;
+mod transcripts;
