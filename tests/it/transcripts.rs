@@ -618,3 +618,55 @@ fn a_large_transcript_is_counted_exactly_in_bounded_memory() {
         "peak RSS {peak_kib} KiB for a {bytes} byte transcript"
     );
 }
+
+/// What a hook saves between runs gives the same counts and facts as one pass, with the new
+/// state (failure streaks per intent, tokens per message, pending hooks) round-tripped.
+#[test]
+fn saved_state_between_runs_equals_one_pass_on_real_transcripts() {
+    for folder in ["T04-spotter", "T01-spotter"] {
+        let text = std::fs::read_to_string(transcript(folder)).unwrap();
+        let whole = oath::transcript::Tally::from_text(&text, false);
+        let mut parts = oath::transcript::Tally::new(false);
+        let lines: Vec<&str> = text.lines().collect();
+        for chunk in lines.chunks(97) {
+            let saved = serde_json::to_string(&parts).unwrap();
+            parts = serde_json::from_str(&saved).unwrap();
+            for l in chunk {
+                parts.feed(l);
+            }
+        }
+        assert_eq!(whole.counts, parts.counts, "{folder}");
+        assert_eq!(whole.facts, parts.facts, "{folder}");
+        assert_eq!(whole.still_failing(), parts.still_failing(), "{folder}");
+    }
+}
+
+/// Lines that cannot be counted are reported: in the metrics and as a warning.
+#[test]
+fn unreadable_and_skipped_lines_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    let sample =
+        std::fs::read_to_string(fixtures_dir().join("documented/transcript-sample.jsonl")).unwrap();
+    let huge = format!(
+        "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"{}\"}}}}",
+        "a".repeat(session::MAX_LINE_BYTES + 1)
+    );
+    std::fs::write(&path, format!("{{not json\n{huge}\n{sample}")).unwrap();
+    let out = std::process::Command::new(oath_bin())
+        .args(["kpt", "metrics", "--json", "--transcript"])
+        .arg(&path)
+        .env("HOME", dir.path())
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let m: report::Metrics = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((m.unreadable_lines, m.skipped_lines), (Some(1), Some(1)));
+    assert_eq!(m.user_turns, Some(2), "the rest is counted");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("1 line not valid JSON") && stderr.contains("1 line over 16 MiB skipped"),
+        "{stderr}"
+    );
+}
