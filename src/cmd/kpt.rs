@@ -261,8 +261,39 @@ fn load_session(ctx: &Ctx, session: Option<&str>) -> Result<(Project, session::S
     Ok((project, record))
 }
 
+/// Warns about transcript lines that could not be counted (they are in the metrics too).
+fn warn_unread(record: &session::SessionRecord) {
+    let c = record.counts();
+    let mut parts = Vec::new();
+    if c.invalid_lines > 0 {
+        parts.push(format!(
+            "{} not valid JSON",
+            ui::plural(c.invalid_lines as usize, "line", "lines")
+        ));
+    }
+    if c.skipped_lines > 0 {
+        parts.push(format!(
+            "{} over {} MiB skipped unread",
+            ui::plural(c.skipped_lines as usize, "line", "lines"),
+            session::MAX_LINE_BYTES / (1024 * 1024)
+        ));
+    }
+    if !parts.is_empty() {
+        let path = record
+            .transcript_path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        ui::warn(&format!(
+            "transcript {path}: {} (the metrics count the rest)",
+            parts.join(", ")
+        ));
+    }
+}
+
 fn new(ctx: &Ctx, session: Option<&str>) -> Result<ExitCode> {
     let (project, record) = load_session(ctx, session)?;
+    warn_unread(&record);
     let audit = draft::facts(
         &project.audit_file(&record.session_id),
         Some(&crate::strike::errors_path(&project)),
@@ -388,9 +419,14 @@ fn metrics(
             for w in warnings {
                 ui::warn(&w);
             }
+            warn_unread(&r);
             r.metrics()
         }
-        None => load_session(ctx, session)?.1.metrics(),
+        None => {
+            let r = load_session(ctx, session)?.1;
+            warn_unread(&r);
+            r.metrics()
+        }
     };
     if json {
         ui::out(&serde_json::to_string_pretty(&m).unwrap_or_default());

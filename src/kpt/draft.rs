@@ -239,18 +239,14 @@ fn cite(f: &Fact) -> String {
     s
 }
 
-/// Most problem candidates put in a draft.
+/// Most problem candidates put in a draft (the most severe are kept).
 pub const MAX_CANDIDATES: usize = 20;
 
 /// Builds the draft's problem and omission candidates from the facts, each citing evidence.
 pub fn candidates(record: &SessionRecord, audit: &AuditFacts) -> (Vec<Problem>, Vec<Omission>) {
     let mut problems: Vec<Problem> = Vec::new();
     let root = || Some(todo("why did this happen?"));
-    let mut push = |p: Problem| {
-        if problems.len() < MAX_CANDIDATES {
-            problems.push(p);
-        }
-    };
+    let mut push = |p: Problem| problems.push(p);
     for ev in &audit.events {
         let (description, category, impact) = match ev.kind.as_str() {
             "strike" => (
@@ -289,7 +285,7 @@ pub fn candidates(record: &SessionRecord, audit: &AuditFacts) -> (Vec<Problem>, 
             FactKind::RepeatedFailure => Some(Problem {
                 id: String::new(),
                 description: format!(
-                    "{} `{}` failed {} times in a row",
+                    "{} `{}` failed {} times in a row with the same error",
                     f.tool.as_deref().unwrap_or("a tool"),
                     f.subject,
                     f.count.unwrap_or(2)
@@ -378,11 +374,20 @@ pub fn candidates(record: &SessionRecord, audit: &AuditFacts) -> (Vec<Problem>, 
                     _ => None,
                 }
             }
-            FactKind::Interrupt => None,
+            FactKind::Interrupt | FactKind::Cascade => None,
         };
         if let Some(p) = p {
             push(p);
         }
+    }
+    // Over the cap, the most severe candidates are kept (a call still failing at the end
+    // before rework), in the order they happened.
+    if problems.len() > MAX_CANDIDATES {
+        let mut ranked: Vec<(usize, Problem)> = problems.into_iter().enumerate().collect();
+        ranked.sort_by_key(|(i, p)| (std::cmp::Reverse(p.impact), *i));
+        ranked.truncate(MAX_CANDIDATES);
+        ranked.sort_by_key(|(i, _)| *i);
+        problems = ranked.into_iter().map(|(_, p)| p).collect();
     }
     for (i, p) in problems.iter_mut().enumerate() {
         p.id = format!("prob-{:03}", i + 1);

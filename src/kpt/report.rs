@@ -273,6 +273,20 @@ pub struct Metrics {
     /// oath extension: user interrupts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupt_count: Option<u64>,
+    /// oath extension: calls cancelled because another call of their parallel batch failed
+    /// (not counted in `error_count`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cascade_count: Option<u64>,
+    /// oath extension: token usage, counted once per API message (main chain and
+    /// subagents), with the API's usage names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<TokenUsage>,
+    /// oath extension: transcript lines that were not valid JSON (skipped), when any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable_lines: Option<u64>,
+    /// oath extension: transcript lines too long to keep (over 16 MiB), skipped, when any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped_lines: Option<u64>,
     /// oath extension: tool calls made inside subagents (included in `tool_use_count`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subagent_tool_use_count: Option<u64>,
@@ -282,6 +296,20 @@ pub struct Metrics {
     /// oath extension: milliseconds spent in tools (result time minus call time, summed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_time_ms: Option<u64>,
+}
+
+/// oath extension: token usage with the API's names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TokenUsage {
+    /// Input tokens not read from or written to the prompt cache.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Input tokens written to the prompt cache.
+    pub cache_creation_input_tokens: u64,
+    /// Input tokens read from the prompt cache.
+    pub cache_read_input_tokens: u64,
 }
 
 /// Trust of one domain over the session (from oath's audit trail).

@@ -20,7 +20,7 @@ use crate::project::{Project, file_safe};
 use crate::state::{self, ReadOutcome, StateError};
 use crate::transcript::{Counts, Fact, Tally, hash64};
 
-use super::report::Metrics;
+use super::report::{Metrics, TokenUsage};
 
 /// Version of the session record format.
 pub const RECORD_VERSION: u32 = 1;
@@ -130,6 +130,15 @@ pub fn metrics_from(c: &Counts) -> Metrics {
         rejection_count: n(c.rejection_count),
         permission_denial_count: n(c.permission_denial_count),
         interrupt_count: n(c.interrupt_count),
+        cascade_count: n(c.cascade_count),
+        tokens: Some(TokenUsage {
+            input_tokens: c.tokens.input_tokens,
+            output_tokens: c.tokens.output_tokens,
+            cache_creation_input_tokens: c.tokens.cache_creation_input_tokens,
+            cache_read_input_tokens: c.tokens.cache_read_input_tokens,
+        }),
+        unreadable_lines: Some(c.invalid_lines).filter(|n| *n > 0),
+        skipped_lines: Some(c.skipped_lines).filter(|n| *n > 0),
         subagent_tool_use_count: n(c.subagent_tool_use_count),
         duration_ms: c.duration_ms(),
         tool_time_ms: Some(c.tool_time_ms),

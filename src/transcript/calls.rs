@@ -18,14 +18,6 @@ pub(super) fn result_text(block: &Value) -> String {
     }
 }
 
-/// Returns the identity of a call: the tool and its command, or its whole input.
-pub(super) fn call_key(name: &str, input: &Value) -> String {
-    match input.get("command").and_then(Value::as_str) {
-        Some(c) => format!("{name}:{c}"),
-        None => format!("{name}:{input}"),
-    }
-}
-
 /// Returns a short human description of a call.
 pub(super) fn call_subject(name: &str, input: &Value) -> String {
     for k in [

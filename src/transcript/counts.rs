@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::usage::Tokens;
 use crate::clock::Timestamp;
 
 /// Counts of one transcript (or several merged), all computed from the lines.
@@ -47,13 +48,17 @@ pub struct Counts {
     pub permission_denial_count: u32,
     /// Interrupts (not part of a rejection).
     pub interrupt_count: u32,
+    /// Calls cancelled because another call of their batch failed (not errors).
+    pub cascade_count: u32,
+    /// Token usage, once per API message (main chain and subagents).
+    pub tokens: Tokens,
     /// Human prompts that correct the agent.
     pub correction_count: u32,
     /// Work undone or redone.
     pub backtrack_count: u32,
-    /// First top-level timestamp.
+    /// Earliest top-level timestamp.
     pub first_timestamp: Option<String>,
-    /// Last top-level timestamp.
+    /// Latest top-level timestamp.
     pub last_timestamp: Option<String>,
     /// Sum of tool durations (result time minus call time), in milliseconds.
     pub tool_time_ms: u64,
@@ -70,7 +75,7 @@ impl Counts {
         self.tools.keys().cloned().collect()
     }
 
-    /// Returns milliseconds from the first to the last timestamp.
+    /// Returns milliseconds from the earliest to the latest timestamp.
     pub fn duration_ms(&self) -> Option<u64> {
         let a = Timestamp::parse(self.first_timestamp.as_deref()?)?;
         let b = Timestamp::parse(self.last_timestamp.as_deref()?)?;
@@ -100,6 +105,8 @@ impl Counts {
         self.rejection_count += other.rejection_count;
         self.permission_denial_count += other.permission_denial_count;
         self.interrupt_count += other.interrupt_count;
+        self.cascade_count += other.cascade_count;
+        self.tokens.add(&other.tokens);
         self.correction_count += other.correction_count;
         self.backtrack_count += other.backtrack_count;
         self.tool_time_ms += other.tool_time_ms;
@@ -108,7 +115,8 @@ impl Counts {
     }
 }
 
-fn earliest(a: Option<String>, b: Option<String>) -> Option<String> {
+/// Returns the earlier of two timestamps (the first when either does not parse).
+pub(super) fn earliest(a: Option<String>, b: Option<String>) -> Option<String> {
     pick(a, b, |x, y| x <= y)
 }
 

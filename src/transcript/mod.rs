@@ -8,24 +8,27 @@
 //!
 //! Definitions (see `transcript-format.md` §5–§6):
 //!
-//! - **user turn**: a real human prompt: a `user` line that is not `isMeta`, not
-//!   `isCompactSummary`, not a sidechain, whose content is a string or text blocks without any
-//!   `tool_result`, and whose text does not start with a command envelope
-//!   (`<command-name>`, `<command-message>`, `<local-command-`, `<bash-input>`,
-//!   `<bash-stdout>`, `<bash-stderr>`), an injected `<system-reminder>`,
-//!   `<task-notification>`, `<user-prompt-submit-hook>`, `Caveat:` or an interrupt marker
-//!   `[Request interrupted`.
+//! - **user turn**: a person's prompt: a main-chain `user` line of text (not a `tool_result`),
+//!   not `isMeta`, not `isCompactSummary`, whose `origin` (newer clients) is a person, whose
+//!   text is not an injected envelope (`<local-command-…>`, `<system-reminder>`,
+//!   `<bash-input>`/`-stdout>`/`-stderr>`, `<task-notification>`,
+//!   `<user-prompt-submit-hook>`, `Caveat:`) or an interrupt marker; a slash command given
+//!   arguments (`<command-name>/x</command-name>…<command-args>y</command-args>`: the prompt
+//!   is `/x y`; without arguments it is not a turn); a prompt typed while the agent worked
+//!   and handed to it mid-turn (`attachment` `queued_command`, `commandMode: prompt`). See
+//!   `prompts.rs`. The first is the session's goal.
 //! - **assistant turn**: a distinct `message.id` among main-chain `assistant` lines (one API
 //!   response is split into one line per content block).
 //! - **session_duration_turns** = user turns + assistant turns.
 //! - **tool use**: a `tool_use` block, main chain and subagents alike.
-//! - **error**: a tool result flagged `is_error`, or whose `toolUseResult` is a string starting
-//!   `Error:`, or whose content starts `Exit code N` or `<tool_use_error>`, unless it is a user
-//!   rejection (`toolDenialKind: user-rejected`, "User rejected tool use"), a permission denial
-//!   (any other `toolDenialKind`, "Permission to use … has been denied", "… denied this tool")
-//!   or an interrupt (`interrupted: true`); those three are counted separately. An interrupt
-//!   marker line `[Request interrupted by user…]` counts as an interrupt unless it directly
-//!   follows a rejection or denial (it is then part of that rejection).
+//! - **tokens**: `usage` once per API message (`message.id` and `requestId`), from its line
+//!   with the largest total, as ccusage counts and the API bills (see `usage.rs`).
+//! - **error**, **cascade**, **rejection**, **permission denial**, **interrupt**: what a tool
+//!   result was, by structure (`toolDenialKind`, `permissionDecision`, a hook's
+//!   `hook_blocking_error` or `hook_progress`, `interrupted`) and by each client version's
+//!   wording (see `verdict.rs`); only errors count in `error_count`. An interrupt marker line
+//!   `[Request interrupted by user…]` counts as an interrupt unless it directly follows a
+//!   rejection, denial or interrupt (it is then part of it).
 //! - **code change**: an `Edit`, `Write`, `MultiEdit` or `NotebookEdit` call whose result is
 //!   not a failure; files from `file_path`/`notebook_path`; lines from the `structuredPatch`
 //!   of `toolUseResult` (`+`/`-` lines), or the content's lines for a created file.
@@ -34,24 +37,34 @@
 //!   reminder / revert request / "why did you" (3 each), a contrast or prohibition such as
 //!   "instead", "don't", "ではなく", "しないで" (2), following a rejection or interrupt (2).
 //!   Polite request forms ("please", "してください") score nothing.
-//! - **backtrack**: work undone or redone: a code change to a file already changed in this
-//!   session after a failure, rejection, denial or correction happened since that file's
-//!   previous change (redo after a failed check); an edit that exactly reverts an earlier edit
-//!   (its `old_string`/`new_string` swap those of an earlier edit of the same file); or a
-//!   successful `git checkout|restore|reset|revert|stash` command.
-//! - **durations**: `duration_ms` from the first to the last top-level `timestamp`;
-//!   `tool_time_ms` sums, per tool use, result time minus call time.
+//! - **repeated failure**: consecutive failures of one intent (`classify::intent`) with the
+//!   same normalized error (`strike::normalize`); **still failing**: an intent whose last
+//!   main-chain failure no later successful call of that intent resolved (see `results.rs`).
+//! - **backtrack**: work undone or redone, naming its cause: a code change to a file already
+//!   changed in this session after trouble that concerns it since its previous change (a
+//!   failed call on the file, a failed check — build, test, lint, a commit hook's deny —
+//!   after it changed, a rejection, interrupt or correction); an edit that exactly reverts an
+//!   earlier edit (its `old_string`/`new_string` swap those of an earlier edit of the same
+//!   file); or a successful `git checkout|restore|reset|revert|stash` command.
+//! - **durations**: `duration_ms` from the earliest to the latest top-level `timestamp`
+//!   (lines are not always in time order); `tool_time_ms` sums, per tool use, result time
+//!   minus call time.
 
 mod calls;
 mod correction;
 mod counts;
+mod prompts;
+mod results;
 mod tally;
+mod usage;
+pub mod verdict;
 
 use serde::{Deserialize, Serialize};
 
 pub use correction::correction_score;
 pub use counts::Counts;
 pub use tally::Tally;
+pub use usage::Tokens;
 
 /// Most evidence facts kept per transcript (the counts stay exact beyond it).
 pub const MAX_FACTS: usize = 200;
@@ -73,6 +86,8 @@ pub enum FactKind {
     PermissionDenial,
     /// The user interrupted.
     Interrupt,
+    /// A call cancelled because another call of its batch failed.
+    Cascade,
     /// A human prompt corrected the agent.
     Correction,
     /// Work undone or redone.
@@ -110,6 +125,28 @@ pub struct Fact {
     /// First line of a streak (repeated failures).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_line: Option<u64>,
+    /// The line of what caused it (a backtrack's failure, rejection or correction).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause_line: Option<u64>,
+}
+
+impl Fact {
+    /// Returns a fact of `kind` at `line` with nothing else known yet.
+    pub fn new(kind: FactKind, line: u64, timestamp: Option<String>) -> Self {
+        Self {
+            kind,
+            line,
+            source: String::new(),
+            tool: None,
+            subject: String::new(),
+            detail: String::new(),
+            count: None,
+            timestamp,
+            call: None,
+            first_line: None,
+            cause_line: None,
+        }
+    }
 }
 
 /// Returns a 64-bit FNV-1a hash (stable across runs, for saved state).

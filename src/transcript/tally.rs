@@ -1,40 +1,76 @@
 //! The incremental line parser: a [`Tally`] fed one JSONL line at a time, keeping the counts,
-//! the evidence facts and what later lines need (pending calls, changed files).
+//! the evidence facts and what later lines need (pending calls, failure streaks, changed
+//! files). Human prompts are read in `prompts.rs`, tool results in `results.rs`.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::calls::{call_key, call_subject, is_revert_command, patch_counts, result_text};
-use super::counts::latest;
-use super::{
-    CODE_CHANGE_TOOLS, Counts, Fact, FactKind, MAX_FACTS, correction_score, excerpt, hash64,
-};
+use super::calls::call_subject;
+use super::counts::{earliest, latest};
+use super::usage::UsageBook;
+use super::{CODE_CHANGE_TOOLS, Counts, Fact, MAX_FACTS, hash64};
+use crate::classify::intent::intent;
 use crate::clock::Timestamp;
 
 /// A tool call waiting for its result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Pending {
-    name: String,
-    key: String,
-    subject: String,
-    line: u64,
-    timestamp: Option<String>,
-    sidechain: bool,
-    file: Option<String>,
-    old_hash: Option<u64>,
-    new_hash: Option<u64>,
-    content_lines: Option<u64>,
+pub(super) struct Pending {
+    pub(super) name: String,
+    /// The call's intent (`classify::intent`): same tool and target, or same program and
+    /// subcommand.
+    #[serde(default)]
+    pub(super) intent: String,
+    pub(super) subject: String,
+    pub(super) line: u64,
+    pub(super) timestamp: Option<String>,
+    pub(super) sidechain: bool,
+    pub(super) file: Option<String>,
+    pub(super) old_hash: Option<u64>,
+    pub(super) new_hash: Option<u64>,
+    pub(super) content_lines: Option<u64>,
+    /// A PreToolUse hook ran for this call.
+    #[serde(default)]
+    pub(super) pre_hook_ran: bool,
+    /// A PreToolUse hook blocked this call.
+    #[serde(default)]
+    pub(super) hook_blocked: bool,
+}
+
+/// Consecutive failures of one intent with the same normalized error.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub(super) struct Streak {
+    /// Failures in the streak.
+    pub(super) count: u32,
+    /// Line of its first failure.
+    pub(super) first_line: u64,
+    /// Hash of the normalized error text.
+    pub(super) error: u64,
+    /// Whether its last failure was in a subagent.
+    pub(super) sidechain: bool,
+}
+
+/// Why a file's next change would be a redo: the trouble since its last change, and how
+/// closely it concerns the file (3: the file itself, 2: a failed check, 1: anything).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub(super) struct Cause {
+    pub(super) line: u64,
+    pub(super) rank: u8,
+    pub(super) what: String,
 }
 
 /// What is remembered of a changed file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-struct FileHistory {
-    changes: u32,
-    trouble_since_change: bool,
-    /// `(old_hash, new_hash)` of its edits, most recent last (capped).
-    edits: Vec<(u64, u64)>,
+#[serde(default)]
+pub(super) struct FileHistory {
+    pub(super) changes: u32,
+    /// The trouble since the last change that concerns this file most.
+    pub(super) cause: Option<Cause>,
+    /// `(old_hash, new_hash, line)` of its edits, most recent last (capped).
+    pub(super) edit_log: Vec<(u64, u64, u64)>,
 }
 
 /// The running state of one transcript: counts, evidence and what later lines need.
@@ -53,18 +89,23 @@ pub struct Tally {
     pub last_change_line: Option<u64>,
     /// Whether a command ran (Bash or similar) after the last code change.
     pub ran_after_last_change: bool,
-    /// Consecutive failures per call and the line of the first (removed on success).
-    failing: BTreeMap<String, (u32, u64)>,
+    /// Failure streaks per intent (removed when a call of the intent succeeds).
+    pub(super) streaks: BTreeMap<String, Streak>,
+    /// The last real failure, for backtracks that undo work in git.
+    pub(super) last_failure: Option<Cause>,
     #[serde(with = "hex_set")]
     seen_uuids: HashSet<u64>,
     #[serde(with = "hex_set")]
     main_messages: HashSet<u64>,
     #[serde(with = "hex_set")]
     side_messages: HashSet<u64>,
-    pending: BTreeMap<String, Pending>,
-    files: BTreeMap<String, FileHistory>,
-    assistant_since_prompt: bool,
-    last_was_refusal: bool,
+    usage: UsageBook,
+    pub(super) pending: BTreeMap<String, Pending>,
+    pub(super) files: BTreeMap<String, FileHistory>,
+    /// Files changed since the last check command (build, test, …) that passed.
+    pub(super) unchecked: BTreeSet<String>,
+    pub(super) assistant_since_prompt: bool,
+    pub(super) last_was_refusal: bool,
 }
 
 /// Saves a set of hashes compactly: one string of 16 hex digits per hash, sorted.
@@ -123,17 +164,18 @@ impl Tally {
         t
     }
 
-    /// Calls (hash of their identity, see [`Fact::call`]) whose last attempt failed and that
-    /// never succeeded later, with their consecutive failures.
+    /// Intents (hash of their text, see [`Fact::call`]) whose last failure, in the main
+    /// chain, was never followed by a successful call of the same intent, with the failures
+    /// of their streak.
     pub fn still_failing(&self) -> Vec<(u64, u32)> {
-        self.failing
+        self.streaks
             .iter()
-            .filter(|(_, (n, _))| *n > 0)
-            .map(|(k, (n, _))| (hash64(k), *n))
+            .filter(|(_, s)| s.count > 0 && !s.sidechain)
+            .map(|(k, s)| (hash64(k), s.count))
             .collect()
     }
 
-    fn push_fact(&mut self, fact: Fact) {
+    pub(super) fn push_fact(&mut self, fact: Fact) {
         if self.facts.len() < MAX_FACTS {
             self.facts.push(fact);
         }
@@ -161,12 +203,13 @@ impl Tally {
             .get("timestamp")
             .and_then(Value::as_str)
             .map(str::to_owned);
+        // Lines are not always in time order (T09: a compaction writes older times after
+        // newer ones): the duration runs from the earliest to the latest.
         if let Some(t) = &ts
             && Timestamp::parse(t).is_some()
         {
-            if self.counts.first_timestamp.is_none() {
-                self.counts.first_timestamp = Some(t.clone());
-            }
+            self.counts.first_timestamp =
+                earliest(self.counts.first_timestamp.take(), Some(t.clone()));
             self.counts.last_timestamp = latest(self.counts.last_timestamp.take(), Some(t.clone()));
         }
         let sidechain =
@@ -174,6 +217,55 @@ impl Tally {
         match v.get("type").and_then(Value::as_str) {
             Some("assistant") => self.assistant_line(&v, n, ts, sidechain),
             Some("user") => self.user_line(&v, n, ts, sidechain),
+            Some("attachment") => self.attachment_line(&v, n, ts, sidechain),
+            Some("progress") => self.progress_line(&v),
+            _ => {}
+        }
+    }
+
+    /// A `hook_progress` of PreToolUse: a hook ran for that call.
+    fn progress_line(&mut self, v: &serde_json::Map<String, Value>) {
+        let data = v.get("data");
+        let field = |k: &str| data.and_then(|d| d.get(k)).and_then(Value::as_str);
+        if field("type") != Some("hook_progress") || field("hookEvent") != Some("PreToolUse") {
+            return;
+        }
+        let id = v
+            .get("toolUseID")
+            .or_else(|| v.get("parentToolUseID"))
+            .and_then(Value::as_str);
+        if let Some(p) = id.and_then(|id| self.pending.get_mut(id)) {
+            p.pre_hook_ran = true;
+        }
+    }
+
+    /// Attachments: a queued prompt (`queued_command`) is a human prompt; a PreToolUse
+    /// hook's `hook_blocking_error` marks its call as blocked by the hook.
+    fn attachment_line(
+        &mut self,
+        v: &serde_json::Map<String, Value>,
+        n: u64,
+        ts: Option<String>,
+        sidechain: bool,
+    ) {
+        let Some(a) = v.get("attachment") else {
+            return;
+        };
+        match a.get("type").and_then(Value::as_str) {
+            Some("queued_command") => self.queued_command(v, a, n, ts, sidechain),
+            Some("hook_blocking_error") => {
+                let event = a.get("hookEvent").and_then(Value::as_str);
+                if event.is_some_and(|e| e != "PreToolUse") {
+                    return;
+                }
+                if let Some(p) = a
+                    .get("toolUseID")
+                    .and_then(Value::as_str)
+                    .and_then(|id| self.pending.get_mut(id))
+                {
+                    p.hook_blocked = true;
+                }
+            }
             _ => {}
         }
     }
@@ -188,6 +280,7 @@ impl Tally {
         let Some(message) = v.get("message") else {
             return;
         };
+        self.usage.record(v, &mut self.counts.tokens);
         let id = message
             .get("id")
             .and_then(Value::as_str)
@@ -227,11 +320,12 @@ impl Tally {
                 self.counts.subagent_tool_use_count += 1;
             }
             *self.counts.tools.entry(name.clone()).or_default() += 1;
-            if !CODE_CHANGE_TOOLS.contains(&name.as_str()) && self.last_change_line.is_some() {
+            if !CODE_CHANGE_TOOLS.contains(&name.as_str())
+                && self.last_change_line.is_some()
+                && matches!(name.as_str(), "Bash" | "PowerShell")
+            {
                 // Any command or check after the last change counts as running something.
-                if matches!(name.as_str(), "Bash" | "PowerShell") {
-                    self.ran_after_last_change = true;
-                }
+                self.ran_after_last_change = true;
             }
             let Some(id) = b.get("id").and_then(Value::as_str) else {
                 continue;
@@ -241,14 +335,10 @@ impl Tally {
                 .find_map(|k| input.get(*k).and_then(Value::as_str))
                 .map(str::to_owned);
             let str_hash = |k: &str| input.get(k).and_then(Value::as_str).map(hash64);
-            let content_lines = input
-                .get("content")
-                .and_then(Value::as_str)
-                .map(|c| c.lines().count() as u64);
             self.pending.insert(
                 id.to_owned(),
                 Pending {
-                    key: call_key(&name, &input),
+                    intent: intent(&name, &input),
                     subject: call_subject(&name, &input),
                     name,
                     line: n,
@@ -257,305 +347,14 @@ impl Tally {
                     file,
                     old_hash: str_hash("old_string"),
                     new_hash: str_hash("new_string"),
-                    content_lines,
+                    content_lines: input
+                        .get("content")
+                        .and_then(Value::as_str)
+                        .map(|c| c.lines().count() as u64),
+                    pre_hook_ran: false,
+                    hook_blocked: false,
                 },
             );
-        }
-    }
-
-    fn user_line(
-        &mut self,
-        v: &serde_json::Map<String, Value>,
-        n: u64,
-        ts: Option<String>,
-        sidechain: bool,
-    ) {
-        let content = v.get("message").and_then(|m| m.get("content"));
-        let results: Vec<&Value> = match content {
-            Some(Value::Array(blocks)) => blocks
-                .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-                .collect(),
-            _ => Vec::new(),
-        };
-        if !results.is_empty() {
-            for r in results {
-                self.tool_result(v, r, n, ts.clone());
-            }
-            return;
-        }
-        let text = match content {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Array(blocks)) => blocks
-                .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => return,
-        };
-        let t = text.trim_start();
-        if t.starts_with("[Request interrupted") {
-            if !sidechain {
-                if !self.last_was_refusal {
-                    self.counts.interrupt_count += 1;
-                    self.push_fact(Fact {
-                        kind: FactKind::Interrupt,
-                        line: n,
-                        source: String::new(),
-                        tool: None,
-                        subject: String::new(),
-                        detail: excerpt(t, 120),
-                        count: None,
-                        timestamp: ts,
-                        call: None,
-                        first_line: None,
-                    });
-                }
-                self.last_was_refusal = true;
-            }
-            return;
-        }
-        let is_meta = v.get("isMeta").and_then(Value::as_bool) == Some(true)
-            || v.get("isCompactSummary").and_then(Value::as_bool) == Some(true);
-        let envelope = [
-            "<command-name>",
-            "<local-command-",
-            "<system-reminder>",
-            "Caveat:",
-            "<command-message>",
-            "<bash-input>",
-            "<bash-stdout>",
-            "<bash-stderr>",
-            "<task-notification>",
-            "<user-prompt-submit-hook>",
-        ]
-        .iter()
-        .any(|p| t.starts_with(p));
-        if sidechain || is_meta || envelope || t.is_empty() {
-            return;
-        }
-        // A real human prompt.
-        self.counts.user_turns += 1;
-        let first = self.first_prompt.is_none();
-        if first {
-            self.first_prompt = Some(excerpt(t, 200));
-        } else if self.assistant_since_prompt {
-            let score = correction_score(t, self.last_was_refusal);
-            if score >= 3 {
-                self.counts.correction_count += 1;
-                self.push_fact(Fact {
-                    kind: FactKind::Correction,
-                    line: n,
-                    source: String::new(),
-                    tool: None,
-                    subject: String::new(),
-                    detail: excerpt(t, 160),
-                    count: None,
-                    timestamp: ts,
-                    call: None,
-                    first_line: None,
-                });
-                for f in self.files.values_mut() {
-                    f.trouble_since_change = true;
-                }
-            }
-        }
-        self.assistant_since_prompt = false;
-        self.last_was_refusal = false;
-    }
-
-    fn tool_result(
-        &mut self,
-        v: &serde_json::Map<String, Value>,
-        block: &Value,
-        n: u64,
-        ts: Option<String>,
-    ) {
-        let id = block
-            .get("tool_use_id")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let pending = self.pending.remove(id);
-        let tur = v.get("toolUseResult");
-        let text = result_text(block);
-        let tur_str = tur.and_then(Value::as_str).unwrap_or("");
-        let denial_kind = v.get("toolDenialKind").and_then(Value::as_str);
-        let flagged = block.get("is_error").and_then(Value::as_bool) == Some(true)
-            || tur_str.starts_with("Error:")
-            || text.trim_start().starts_with("Exit code ")
-            || text.trim_start().starts_with("<tool_use_error>");
-        let rejected = denial_kind == Some("user-rejected")
-            || tur_str == "User rejected tool use"
-            || text.starts_with("The user doesn't want to proceed with this tool use");
-        let denied = !rejected
-            && (denial_kind.is_some()
-                || (text.contains("Permission to use") && text.contains("denied"))
-                || text.contains("auto-denied")
-                || tur_str.contains("denied this tool")
-                || text.contains("denied this tool"));
-        let interrupted = tur
-            .and_then(|t| t.get("interrupted"))
-            .and_then(Value::as_bool)
-            == Some(true)
-            || block.get("interrupted").and_then(Value::as_bool) == Some(true);
-        let (name, subject, key) = match &pending {
-            Some(p) => (Some(p.name.clone()), p.subject.clone(), p.key.clone()),
-            None => (None, String::new(), format!("unknown:{id}")),
-        };
-        if let (Some(p), Some(t_res)) = (&pending, ts.as_deref())
-            && let (Some(a), Some(b)) = (
-                p.timestamp.as_deref().and_then(Timestamp::parse),
-                Timestamp::parse(t_res),
-            )
-            && let Ok(ms) = u64::try_from(b.unix_millis() - a.unix_millis())
-        {
-            self.counts.tool_time_ms += ms;
-        }
-        let sidechain = pending.as_ref().is_some_and(|p| p.sidechain) || self.sidechain_file;
-        let call = Some(hash64(&key));
-        let fact = |kind, detail: &str| Fact {
-            kind,
-            line: n,
-            source: String::new(),
-            tool: name.clone(),
-            subject: subject.clone(),
-            detail: excerpt(detail, 160),
-            count: None,
-            timestamp: ts.clone(),
-            call,
-            first_line: None,
-        };
-        if rejected {
-            self.counts.rejection_count += 1;
-            let f = fact(
-                FactKind::Rejection,
-                if tur_str.is_empty() { &text } else { tur_str },
-            );
-            self.push_fact(f);
-            self.mark_trouble(sidechain, true);
-            return;
-        }
-        if denied {
-            self.counts.permission_denial_count += 1;
-            let f = fact(
-                FactKind::PermissionDenial,
-                if text.is_empty() { tur_str } else { &text },
-            );
-            self.push_fact(f);
-            self.mark_trouble(sidechain, true);
-            return;
-        }
-        if interrupted {
-            self.counts.interrupt_count += 1;
-            let f = fact(FactKind::Interrupt, "interrupted");
-            self.push_fact(f);
-            self.mark_trouble(sidechain, true);
-            return;
-        }
-        if flagged {
-            self.counts.error_count += 1;
-            let f = fact(FactKind::ToolError, &text);
-            self.push_fact(f);
-            let streak = self.failing.entry(key.clone()).or_insert((0, n));
-            streak.0 += 1;
-            let (count, first) = *streak;
-            if count >= 2 {
-                let mut f = fact(FactKind::RepeatedFailure, &text);
-                f.count = Some(count);
-                f.first_line = Some(first);
-                // Keep one fact per streak, updated as it grows.
-                if let Some(existing) = self
-                    .facts
-                    .iter_mut()
-                    .rev()
-                    .find(|x| x.kind == FactKind::RepeatedFailure && x.call == call)
-                    && existing.count == Some(count - 1)
-                {
-                    existing.count = Some(count);
-                    existing.line = n;
-                } else {
-                    self.push_fact(f);
-                }
-            }
-            self.mark_trouble(sidechain, false);
-            return;
-        }
-        // Success.
-        self.failing.remove(&key);
-        let Some(p) = pending else {
-            return;
-        };
-        if p.name == "Bash" && is_revert_command(&p.subject) {
-            self.counts.backtrack_count += 1;
-            self.push_fact(Fact {
-                kind: FactKind::Backtrack,
-                line: n,
-                source: String::new(),
-                tool: Some(p.name.clone()),
-                subject: p.subject.clone(),
-                detail: "a git command that undoes work succeeded".into(),
-                count: None,
-                timestamp: ts.clone(),
-                call: None,
-                first_line: None,
-            });
-        }
-        if !CODE_CHANGE_TOOLS.contains(&p.name.as_str()) {
-            return;
-        }
-        self.counts.code_changes_count += 1;
-        let (added, removed) = patch_counts(tur, p.content_lines);
-        self.counts.lines_added += added;
-        self.counts.lines_removed += removed;
-        self.last_change_line = Some(n);
-        self.ran_after_last_change = false;
-        let Some(file) = p.file.clone() else {
-            return;
-        };
-        self.counts.files_changed.insert(file.clone());
-        let history = self.files.entry(file.clone()).or_default();
-        let redo = history.changes > 0 && history.trouble_since_change;
-        let revert = match (p.old_hash, p.new_hash) {
-            (Some(o), Some(nw)) => history.edits.iter().any(|(po, pn)| *po == nw && *pn == o),
-            _ => false,
-        };
-        history.changes += 1;
-        history.trouble_since_change = false;
-        if let (Some(o), Some(nw)) = (p.old_hash, p.new_hash) {
-            history.edits.push((o, nw));
-            if history.edits.len() > 32 {
-                history.edits.remove(0);
-            }
-        }
-        if redo || revert {
-            self.counts.backtrack_count += 1;
-            let why = if revert {
-                "this edit reverts an earlier edit of the same file"
-            } else {
-                "the file was changed again after a failure, rejection or correction"
-            };
-            self.push_fact(Fact {
-                kind: FactKind::Backtrack,
-                line: n,
-                source: String::new(),
-                tool: Some(p.name.clone()),
-                subject: file,
-                detail: why.into(),
-                count: None,
-                timestamp: ts,
-                call: None,
-                first_line: None,
-            });
-        }
-    }
-
-    fn mark_trouble(&mut self, sidechain: bool, refusal: bool) {
-        for f in self.files.values_mut() {
-            f.trouble_since_change = true;
-        }
-        if !sidechain && refusal {
-            self.last_was_refusal = true;
         }
     }
 }

@@ -76,6 +76,11 @@ fn documented_sample_metrics_equal_the_hand_count() {
         .find(|f| f.kind == FactKind::Backtrack)
         .unwrap();
     assert_eq!(backtrack.line, 22);
+    assert_eq!(
+        backtrack.cause_line,
+        Some(14),
+        "the test failure after the first edit caused the second: {backtrack:?}"
+    );
     let rejection = t
         .facts
         .iter()
@@ -1010,8 +1015,9 @@ fn draft_of_the_documented_sample_has_one_candidate_per_fact() {
     assert_eq!(
         got,
         vec![
-            (C::Inefficiency, "transcript lines 7-14"), // cargo test failed twice in a row
-            (C::WrongApproach, "transcript line 17"),   // the rejected `cargo add deunicode`
+            // Lines 7 and 14: `cargo test` failed twice with different assertions, two
+            // failures, not one repeated (transcript-format.md §8), and it passed at 24.
+            (C::WrongApproach, "transcript line 17"), // the rejected `cargo add deunicode`
             (
                 C::Misunderstanding,
                 "transcript line 19: No, don't transliterate and don't add a dependency. The spec says slugs keep Unicode letters; just lowercase them with to_lowercase()."

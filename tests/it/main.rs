@@ -23,3 +23,4 @@ mod sessions;
 mod strike;
 mod strike_pairs;
 mod support;
+mod transcripts;
