@@ -18,6 +18,7 @@ mod payloads;
 mod project_config;
 mod safety;
 mod secrets;
+mod secrets_corpus;
 mod sessions;
 mod strike;
 mod support;
