@@ -74,7 +74,8 @@ pub(super) fn spawn_async(
         .append(true)
         .mode(0o600)
         .open(log)?;
-    writeln!(file, "[oath] {header}")?;
+    // The header names the call (its tool use id comes from the payload): redacted too.
+    writeln!(file, "[oath] {}", crate::redact::redact_str(header))?;
     let (reader, writer) = io::pipe()?;
     Command::new(std::env::current_exe()?)
         .arg("redact")

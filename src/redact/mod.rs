@@ -98,6 +98,11 @@ fn redact_map_except(map: &mut Map<String, Value>, known: &dyn Fn(&str) -> bool)
     }
     let jwk = map.contains_key("kty");
     for (k, val) in map.iter_mut() {
+        // A known key with a known string: both were in the file already (a rewrite adds
+        // nothing there).
+        if matches!(val, Value::String(s) if known(s)) && known(k) {
+            continue;
+        }
         let secret_key = is_secret_name(k) || (jwk && names::is_jwk_private_member(k));
         match val {
             Value::String(s) if secret_key && !s.is_empty() && s != MASK => {

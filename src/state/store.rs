@@ -234,7 +234,7 @@ where
     wait_for_lock(&lock, &lock_file)?;
     sweep_stale_temps(dir);
     // The strings the file holds were written redacted: the rewrite redacts only new ones.
-    let mut known = HashSet::new();
+    let mut known = Hashes::default();
     let read = read_json_with(path, |bytes| {
         known = json_strings(bytes);
         serde_json::from_slice(bytes)
@@ -326,7 +326,7 @@ fn sweep_stale_temps(dir: &Path) {
 /// redacted ([`crate::redact::redact_value`]): every record oath keeps goes through here or
 /// [`append_json_line`].
 pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), StateError> {
-    write_json_known(path, value, &HashSet::new())
+    write_json_known(path, value, &Hashes::default())
 }
 
 /// [`write_json_atomic`], leaving unredacted the strings of `known` (hashes from
@@ -334,7 +334,7 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), Sta
 fn write_json_known<T: Serialize>(
     path: &Path,
     value: &T,
-    known: &HashSet<u64>,
+    known: &Hashes,
 ) -> Result<(), StateError> {
     let serialize = |source| StateError::Serialize {
         path: path.to_path_buf(),
@@ -369,6 +369,29 @@ pub fn write_raw_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
     Ok(())
 }
 
+/// A set of string hashes ([`fnv1a`]), hashed as they are.
+type Hashes = HashSet<u64, std::hash::BuildHasherDefault<IdentityHasher>>;
+
+/// The hasher of [`Hashes`]: its keys are hashes already.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 /// FNV-1a, 64 bits: a cheap hash for a set of strings.
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
@@ -378,8 +401,8 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// The hashes of every string (keys and values, unescaped) of a JSON text: one pass over its
 /// bytes, with no parse.
-fn json_strings(bytes: &[u8]) -> HashSet<u64> {
-    let mut set = HashSet::new();
+fn json_strings(bytes: &[u8]) -> Hashes {
+    let mut set = Hashes::default();
     let mut i = 0;
     while let Some(q) = memchr::memchr(b'"', &bytes[i..]) {
         let start = i + q + 1;
