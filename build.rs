@@ -1,4 +1,5 @@
-//! Compiles the rule packs (`packs/`, build/packs.rs) and links the `oath` binary as a position-dependent executable on Linux with glibc.
+//! Compiles the rule packs (`packs/`, build/packs.rs) and the redaction rules
+//! (`src/redact/rules.yaml`, build/redact_rules.rs), and links the `oath` binary as a position-dependent executable on Linux with glibc.
 //!
 //! Every tool call waits for `oath hook`, so process start-up is most of its cost. A
 //! position-independent executable makes the dynamic loader apply ~11 000 relocations and
@@ -20,6 +21,13 @@ mod check;
 #[path = "build/packs.rs"]
 mod packs;
 
+#[path = "src/redact/class.rs"]
+#[allow(dead_code)]
+mod class;
+
+#[path = "build/redact_rules.rs"]
+mod redact_rules;
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/classify/pack/schema.rs");
@@ -29,6 +37,11 @@ fn main() {
     if let Err(e) = packs::compile(&root.join("packs"), &out) {
         eprintln!("{e}");
         println!("cargo:warning=the rule packs do not compile; see the build script's output");
+        std::process::exit(1);
+    }
+    if let Err(e) = redact_rules::compile(&root.join("src/redact/rules.yaml"), &out) {
+        eprintln!("{e}");
+        println!("cargo:warning=the redaction rules do not compile; see the build script's output");
         std::process::exit(1);
     }
     println!("cargo:rerun-if-env-changed=OATH_LINK_PIE");

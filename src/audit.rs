@@ -21,17 +21,15 @@ pub const RECORD_VERSION: u32 = 1;
 pub const MAX_STRING_BYTES: usize = 2048;
 
 /// Appends one record (a JSON object) to an audit file, adding `v`, `kind` and `timestamp`
-/// first. The fields are redacted and capped; the three leading ones are oath's own (a
-/// version, a name from the code, a time), written as they are; a field of the same name
-/// does not replace them.
+/// first (oath's own: a version, a name from the code, a time; a field of the same name does
+/// not replace them). The record is redacted and its strings capped as it is written
+/// ([`state::append_json_line`]).
 pub fn append(
     path: &Path,
     kind: &str,
     now: Timestamp,
-    mut fields: Map<String, Value>,
+    fields: Map<String, Value>,
 ) -> Result<(), StateError> {
-    redact::redact_map(&mut fields);
-    fields.values_mut().for_each(cap_long_strings);
     let mut record = Map::with_capacity(fields.len() + 3);
     record.insert("v".into(), json!(RECORD_VERSION));
     record.insert("kind".into(), json!(kind));
@@ -39,30 +37,12 @@ pub fn append(
     for (k, v) in fields {
         record.entry(k).or_insert(v);
     }
-    state::append_line(path, &Value::Object(record).to_string())
+    state::append_json_line(path, record, MAX_FIELD_BYTES)
 }
 
 /// Longest string any record field may hold (a backstop for fields not passed through
 /// [`loggable`], such as a 10 MB `session_id` or event name).
 const MAX_FIELD_BYTES: usize = 64 * 1024;
-
-/// Cuts every string over [`MAX_FIELD_BYTES`] (after redaction, so no secret is cut in half).
-fn cap_long_strings(v: &mut Value) {
-    match v {
-        Value::String(s) if s.len() > MAX_FIELD_BYTES => {
-            let mut cut = MAX_FIELD_BYTES;
-            while !s.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            let total = s.len();
-            s.truncate(cut);
-            s.push_str(&format!("[... truncated by oath: {total} bytes]"));
-        }
-        Value::Array(items) => items.iter_mut().for_each(cap_long_strings),
-        Value::Object(map) => map.values_mut().for_each(cap_long_strings),
-        _ => {}
-    }
-}
 
 /// Returns a value cut for a record: each long string keeps a redacted head, its size and
 /// its BLAKE3 digest. The rest is redacted by [`append`], which redacts every record it writes

@@ -49,6 +49,8 @@ pub enum Command {
     Errors(cmd::errors::ErrorsArgs),
     /// Write, validate and apply KPT session retrospectives
     Kpt(cmd::kpt::KptArgs),
+    /// Mask secrets in a text as oath does in everything it writes
+    Redact(cmd::redact::RedactArgs),
     /// Print shell completions
     Completions(cmd::completions::CompletionsArgs),
 }
@@ -106,6 +108,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Rules(args) => cmd::rules::run(&args),
         Command::Errors(args) => cmd::errors::run(&args),
         Command::Kpt(args) => cmd::kpt::run(&args),
+        Command::Redact(args) => cmd::redact::run(&args),
         Command::Completions(args) => cmd::completions::run(&args),
     };
     match result {

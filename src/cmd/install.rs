@@ -377,7 +377,7 @@ fn write_settings(path: &Path, text: &str, expected: Option<&str>) -> Result<()>
     unchanged_since_read(path, expected)?;
     let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let perms = std::fs::metadata(&real).ok().map(|m| m.permissions());
-    state::write_atomic(&real, text.as_bytes())?;
+    state::write_raw_atomic(&real, text.as_bytes())?;
     if let Some(p) = perms {
         std::fs::set_permissions(&real, p).map_err(|e| {
             CliError::new(format!(

@@ -11,5 +11,6 @@ pub mod hook;
 pub mod install;
 pub mod kpt;
 pub mod phase;
+pub mod redact;
 pub mod rules;
 pub mod status;

@@ -268,7 +268,13 @@ pub fn plan(
             change.after = plain_form(&change.after);
         }
         let marker = format!("oath-kpt: {}/{}", report.id, t.id);
-        let line = item_line(&report.id, &t.id, &t.description);
+        // The file is the user's (a CLAUDE.md): its own text is kept as it is, and what oath
+        // adds to it is redacted like everything oath writes.
+        let line = item_line(
+            &report.id,
+            &t.id,
+            &crate::redact::redact_str(&t.description),
+        );
         let text_part = line
             .split(" <!-- oath-kpt:")
             .next()

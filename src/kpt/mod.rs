@@ -61,9 +61,14 @@ pub fn feedback_dir(env: &Env, cfg: &KptConfig) -> Option<PathBuf> {
     env.claude_dir().map(|c| c.join("feedback"))
 }
 
-/// Serializes a value as YAML.
+/// Serializes a value as YAML, redacted.
 pub fn to_yaml<T: Serialize>(value: &T) -> Result<String, String> {
-    let mut text = serde_saphyr::to_string(value).map_err(|e| format!("cannot write YAML: {e}"))?;
+    // Redacted as a value (a masked string stays a YAML string): reports, drafts and feedback
+    // quote commands, errors and texts of the session.
+    let mut value = serde_json::to_value(value).map_err(|e| format!("cannot write YAML: {e}"))?;
+    crate::redact::redact_value(&mut value);
+    let mut text =
+        serde_saphyr::to_string(&value).map_err(|e| format!("cannot write YAML: {e}"))?;
     if !text.ends_with('\n') {
         text.push('\n');
     }

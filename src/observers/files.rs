@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime};
 use crate::clock::Timestamp;
 use crate::project::file_safe;
 use crate::protocol::HookInput;
+use crate::redact::RedactingWriter;
 
 /// Output files older than this are deleted by a later run.
 const OUTPUT_FILE_MAX_AGE: Duration = Duration::from_secs(24 * 3600);
@@ -34,7 +35,9 @@ fn stem(now: Timestamp, input: &HookInput) -> String {
     format!("{time}-{id}")
 }
 
-/// Writes the whole output to a new private file (mode 0600) that outlives the hook.
+/// Writes the whole output, redacted as it is written (in bounded chunks, [`RedactingWriter`]),
+/// to a new private file (mode 0600) that outlives the hook (24 h): like every file oath
+/// writes, it holds no secret in clear.
 pub(super) fn write_output_file(
     dir: &Path,
     now: Timestamp,
@@ -43,11 +46,19 @@ pub(super) fn write_output_file(
 ) -> io::Result<PathBuf> {
     let dir = dir.join("outputs");
     fs::create_dir_all(&dir)?;
-    let mut file = tempfile::Builder::new()
+    let file = tempfile::Builder::new()
         .prefix(&format!("{}-", stem(now, input)))
         .suffix(".out")
         .tempfile_in(&dir)?;
-    file.write_all(output.as_bytes())?;
+    let mut w = RedactingWriter::new(io::BufWriter::new(file));
+    // In pieces: the writer holds back a bounded part, never a copy of the whole output.
+    for piece in output.as_bytes().chunks(64 * 1024) {
+        w.write_all(piece)?;
+    }
+    let file = w
+        .finish()?
+        .into_inner()
+        .map_err(io::IntoInnerError::into_error)?;
     let (_, path) = file.keep().map_err(|e| e.error)?;
     Ok(path)
 }

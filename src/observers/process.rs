@@ -54,7 +54,9 @@ printf '[oath] exit status %s\n' "$s"
 "#;
 
 /// Starts a detached command writing to `log`; returns its pid. The hook does not wait: the
-/// command is reparented when the hook exits, and holds none of the hook's pipes.
+/// command is reparented when the hook exits, and holds none of the hook's pipes. Its output
+/// goes into the log through `oath redact` (this executable), detached too, so the log holds no
+/// secret in clear; where that filter cannot start, the command is not started either.
 pub(super) fn spawn_async(
     script: &str,
     cwd: &Path,
@@ -72,12 +74,23 @@ pub(super) fn spawn_async(
         .append(true)
         .mode(0o600)
         .open(log)?;
-    writeln!(file, "[oath] {header}")?;
+    // The header names the call (its tool use id comes from the payload): redacted too.
+    writeln!(file, "[oath] {}", crate::redact::redact_str(header))?;
+    let (reader, writer) = io::pipe()?;
+    Command::new(std::env::current_exe()?)
+        .arg("redact")
+        .current_dir(cwd)
+        .stdin(Stdio::from(reader))
+        .stdout(Stdio::from(file))
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()?;
     let mut cmd = shell(ASYNC_WRAPPER, cwd, vars);
     cmd.arg(script)
         .arg(timeout_secs.to_string())
-        .stdout(Stdio::from(file.try_clone()?))
-        .stderr(Stdio::from(file));
+        .stdout(Stdio::from(writer.try_clone()?))
+        .stderr(Stdio::from(writer));
+    // Dropped with `cmd` on failure: the filter then reads the end of its input and exits.
     let child = cmd.spawn()?;
     Ok(child.id())
 }

@@ -1,11 +1,14 @@
 //! The redaction engine: the pre-checks and the passes that mask private-key blocks, tokens,
-//! secret flag values and assignments, each building its output only once it masks something.
+//! command-line passwords, secret flag values and assignments, and random values assigned to
+//! any name, each building its output only once it masks something.
 
 use std::borrow::Cow;
 
 use super::MASK;
-use super::names::is_secret_name;
-use super::tokens::{alnum, is_known_token, is_token_byte, looks_random, starts_token_format};
+use super::names::{is_jwk_private_member, is_secret_name};
+use super::options::redact_options;
+use super::random::is_random_value;
+use super::tokens::{alnum, is_token_byte, looks_random, starts_token_format_at, token_at};
 
 /// Redacts a text the escape handling of [`super::redact_str`] has prepared; borrows when
 /// nothing was found.
@@ -13,22 +16,26 @@ pub(super) fn redact_plain(s: &str) -> Cow<'_, str> {
     if !might_hold_secret(s) {
         return Cow::Borrowed(s);
     }
-    // Each pass returns a new text only when it masked something. The last two mask values
-    // named by a secret-looking name (or a URL's or `-u`'s password): a text holding no
+    // Each pass returns a new text only when it masked something. The name-based passes mask
+    // values named by a secret-looking name (or a URL's or `-u`'s password): a text holding no
     // such name skips them.
     let named = may_name_secret(s);
-    let passes: [fn(&str) -> Option<String>; 4] = [
-        redact_private_keys,
-        redact_tokens,
-        redact_flag_values,
-        redact_assignments,
-    ];
     let mut text = Cow::Borrowed(s);
-    for pass in &passes[..if named { 4 } else { 2 }] {
+    let mut run = |pass: fn(&str) -> Option<String>| {
         if let Some(t) = pass(&text) {
             text = Cow::Owned(t);
         }
+    };
+    run(redact_private_keys);
+    run(redact_tokens);
+    if s.contains(" -") {
+        run(redact_options);
     }
+    if named {
+        run(redact_flag_values);
+        run(redact_assignments);
+    }
+    run(redact_random_values);
     match text {
         Cow::Owned(t) if t == s => Cow::Borrowed(s),
         other => other,
@@ -36,14 +43,14 @@ pub(super) fn redact_plain(s: &str) -> Cow<'_, str> {
 }
 
 /// Output built only once a pass masks something: the text up to `last` is copied then.
-struct Masked<'a> {
+pub(super) struct Masked<'a> {
     src: &'a str,
     out: Option<String>,
     last: usize,
 }
 
 impl<'a> Masked<'a> {
-    fn new(src: &'a str) -> Self {
+    pub(super) fn new(src: &'a str) -> Self {
         Self {
             src,
             out: None,
@@ -52,7 +59,11 @@ impl<'a> Masked<'a> {
     }
 
     /// Keeps the text up to `from`, writes `with` instead of `from..to`, and goes on at `to`.
-    fn replace(&mut self, from: usize, to: usize, with: &str) {
+    /// A span that starts inside one already replaced is ignored.
+    pub(super) fn replace(&mut self, from: usize, to: usize, with: &str) {
+        if from < self.last {
+            return;
+        }
         let out = self
             .out
             .get_or_insert_with(|| String::with_capacity(self.src.len()));
@@ -61,7 +72,7 @@ impl<'a> Masked<'a> {
         self.last = to;
     }
 
-    fn finish(self) -> Option<String> {
+    pub(super) fn finish(self) -> Option<String> {
         let mut out = self.out?;
         out.push_str(&self.src[self.last..]);
         Some(out)
@@ -78,10 +89,11 @@ fn might_hold_secret(s: &str) -> bool {
 
 /// Whether a text may hold what [`redact_flag_values`] and [`redact_assignments`] mask: a
 /// name [`is_secret_name`] accepts (each holds, in any case, `pass`, `pwd`, `secret`, `sig`,
-/// `token`, `key`, `credential`, `cookie` or `auth`), a `-u` flag, or a URL (`://`). One
+/// `token`, `key`, `credential`, `cookie` or `auth`), a JWK (`kty`), a `-u` flag, or a URL
+/// (`://`). One
 /// pass over the bytes; the masking passes cost several. A property test holds the two
 /// passes to it.
-fn may_name_secret(s: &str) -> bool {
+pub(super) fn may_name_secret(s: &str) -> bool {
     let b = s.as_bytes();
     (0..b.len()).any(|i| {
         let starts = |stem: &[u8]| {
@@ -91,7 +103,7 @@ fn may_name_secret(s: &str) -> bool {
             b'p' => starts(b"pass") || starts(b"pwd"),
             b's' => starts(b"secret") || starts(b"sig"),
             b't' => starts(b"token"),
-            b'k' => starts(b"key"),
+            b'k' => starts(b"key") || starts(b"kty"),
             b'c' => starts(b"credential") || starts(b"cookie"),
             b'a' => starts(b"auth"),
             b'-' => starts(b"-u"),
@@ -151,8 +163,9 @@ fn redact_private_keys(s: &str) -> Option<String> {
     out.finish()
 }
 
-/// Finds token-shaped words and masks those of a known format, and credentials following
-/// `Bearer`, `Basic` or `token`.
+/// Finds token-shaped words and masks those of a known format (from where the token starts to
+/// the end of the word, or of the token when it goes on past the word, as a Telegram token's
+/// colon does), and credentials following `Bearer`, `Basic`, `token` or `bot`.
 fn redact_tokens(s: &str) -> Option<String> {
     let bytes = s.as_bytes();
     let mut out = Masked::new(s);
@@ -176,47 +189,70 @@ fn redact_tokens(s: &str) -> Option<String> {
         } else {
             false
         };
-        let from = if after_scheme || is_known_token(word) {
-            Some(ws)
+        let found = if after_scheme {
+            Some((ws, i))
+        } else if let Some((n, _)) = token_at(&s[ws..]) {
+            Some((ws, ws + n))
         } else {
             // A token inside a longer word: `name=TOKEN`, `path/TOKEN`, or glued to what an
-            // escape sequence left before it (`1mghp_…`, `Bghp_…`). Short words only: a
-            // token is, and a long blob must not cost a scan per position.
+            // escape sequence left before it (`1mghp_…`, `Bghp_…`, `bot123:AA…`). Short words
+            // only: a token is, and a long blob must not cost a scan per position.
             word.bytes()
                 .enumerate()
                 .skip(1)
                 .filter(|&(k, b)| {
                     matches!(b, b'=' | b'/')
-                        || (13..=512).contains(&word.len()) && starts_token_format(&word[k..])
+                        || (13..=512).contains(&word.len()) && starts_token_format_at(word, k)
                 })
                 .map(|(k, b)| if matches!(b, b'=' | b'/') { k + 1 } else { k })
-                .find(|&k| is_known_token(&word[k..]))
-                .map(|k| ws + k)
+                .find_map(|k| token_at(&s[ws + k..]).map(|(n, _)| (ws + k, ws + k + n)))
         };
-        if let Some(from) = from {
-            out.replace(from, i, MASK);
+        if let Some((from, end)) = found {
+            // The rest of the word goes with the token (a longer variant of its format is still
+            // a secret), but not a sentence's closing period.
+            let word_end = ws + word.trim_end_matches('.').len();
+            let end = end.max(word_end);
+            out.replace(from, end, MASK);
+            i = i.max(end);
+            prev = "";
+            continue;
         }
         prev = if word.len() <= 16 { word } else { "" };
     }
     out.finish()
 }
 
-/// Returns the end of a value starting at `start`: the closing quote when it opens with one,
-/// else the first whitespace or shell/JSON separator. Returns (value start, value end, resume).
+/// Returns the end of a value starting at `start`: the closing quote when it opens with one
+/// (or with an escaped one, `\"`, in JSON text), else the first whitespace, shell/JSON
+/// separator or escape sequence that ends a line or a string (`\n`, `\"`). Returns (value
+/// start, value end, resume).
 fn value_span(bytes: &[u8], start: usize, stops: &[u8]) -> (usize, usize, usize) {
-    let quote = bytes
-        .get(start)
-        .copied()
-        .filter(|q| matches!(q, b'"' | b'\''));
-    let vstart = if quote.is_some() { start + 1 } else { start };
+    let escaped_quote = bytes.get(start) == Some(&b'\\') && bytes.get(start + 1) == Some(&b'"');
+    let quote = if escaped_quote {
+        Some(b'"')
+    } else {
+        bytes
+            .get(start)
+            .copied()
+            .filter(|q| matches!(q, b'"' | b'\''))
+    };
+    let vstart = start + usize::from(quote.is_some()) + usize::from(escaped_quote);
     let mut k = vstart;
     while k < bytes.len() {
         let c = bytes[k];
         match quote {
-            Some(q) if c == q => break,
+            Some(q) if escaped_quote && c == b'\\' && bytes.get(k + 1) == Some(&q) => break,
+            Some(q) if !escaped_quote && c == q => break,
             Some(_) if c == b'\\' => k += 1,
             Some(_) => {}
             None if c.is_ascii_whitespace() || stops.contains(&c) => break,
+            None if c == b'\\' => {
+                // JSON text: `\n`, `\"`, `\t` end the value; `\\` and `\u…` are part of it.
+                if matches!(bytes.get(k + 1), Some(b'n' | b'r' | b't' | b'"' | b'\'')) {
+                    break;
+                }
+                k += 1;
+            }
             None => {}
         }
         k += 1;
@@ -295,24 +331,89 @@ fn redact_flag_values(s: &str) -> Option<String> {
     out.finish()
 }
 
-/// Masks the value of `NAME=value`, `NAME = value`, `NAME: value`, `"NAME": "value"` and the
-/// password of `scheme://user:pass@host`.
-fn redact_assignments(s: &str) -> Option<String> {
+/// An assignment found at a `=` or `:`: its name and value.
+struct Assignment<'a> {
+    name: &'a str,
+    /// Whether the name was in quotes (`"d": …`).
+    quoted: bool,
+    vstart: usize,
+    vend: usize,
+    resume: usize,
+    /// A spaced, unquoted value that looks like an expression (`secret = compute(x)`).
+    expression: bool,
+}
+
+/// Returns whether the `=` at `i` is a comparison or an arrow (`==`, `!=`, `<=`, `>=`, `=~`,
+/// `=>`), not an assignment.
+fn is_comparison(bytes: &[u8], i: usize) -> bool {
+    bytes[i] == b'='
+        && (matches!(bytes.get(i + 1), Some(b'=' | b'~' | b'>'))
+            || (i > 0 && matches!(bytes[i - 1], b'=' | b'!' | b'<' | b'>')))
+}
+
+/// Reads the assignment whose `=` or `:` is at `i`: the name is the identifier characters
+/// (after optional quotes, escaped quotes and spaces) right before it, the value what follows
+/// (after spaces, for `:` and spaced `=`). `None` when no name stands there.
+fn assignment_at(s: &str, i: usize) -> Option<Assignment<'_>> {
     const STOPS: &[u8] = b"\"'`;&|,})";
     let bytes = s.as_bytes();
+    let b = bytes[i];
+    let mut j = i;
+    while j > 0 && matches!(bytes[j - 1], b' ' | b'\t') && i - j < 4 {
+        j -= 1;
+    }
+    let spaced = j < i;
+    let before_quotes = j;
+    while j > 0 && matches!(bytes[j - 1], b'"' | b'\'' | b'\\') && i - j < 8 {
+        j -= 1;
+    }
+    let quoted = j < before_quotes;
+    let name_end = j;
+    while j > 0
+        && name_end - j < 128
+        && (bytes[j - 1].is_ascii_alphanumeric() || matches!(bytes[j - 1], b'_' | b'-' | b'.'))
+    {
+        j -= 1;
+    }
+    if j == name_end {
+        return None;
+    }
+    let mut k = i + 1;
+    if b == b':' || spaced {
+        while k < bytes.len() && matches!(bytes[k], b' ' | b'\t') {
+            k += 1;
+        }
+    }
+    let (vstart, vend, resume) = value_span(bytes, k, STOPS);
+    // `secret = compute(x)` in code is not a secret; `password = hunter2` in an ini file is: a
+    // spaced, unquoted value must not look like an expression.
+    let expression = spaced
+        && b == b'='
+        && vstart == k
+        && bytes[vstart..vend]
+            .iter()
+            .any(|c| matches!(c, b'(' | b'[' | b'{' | b'<'));
+    Some(Assignment {
+        name: &s[j..name_end],
+        quoted,
+        vstart,
+        vend,
+        resume,
+        expression,
+    })
+}
+
+/// Masks the value of `NAME=value`, `NAME = value`, `NAME: value`, `"NAME": "value"` (also
+/// JSON escaped in a string, `\"NAME\":\"value\"`), the private members of a JWK (`"d"`, `"p"`,
+/// … in a text holding `kty`) and the password of `scheme://user:pass@host`.
+fn redact_assignments(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let jwk = s.contains("kty");
     let mut out = Masked::new(s);
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        if b != b'=' && b != b':' {
-            i += 1;
-            continue;
-        }
-        // Comparisons and arrows are not assignments: `==`, `!=`, `<=`, `>=`, `=~`, `=>`.
-        if b == b'='
-            && (matches!(bytes.get(i + 1), Some(b'=' | b'~' | b'>'))
-                || (i > 0 && matches!(bytes[i - 1], b'=' | b'!' | b'<' | b'>')))
-        {
+        if (b != b'=' && b != b':') || is_comparison(bytes, i) {
             i += 1;
             continue;
         }
@@ -337,43 +438,41 @@ fn redact_assignments(s: &str) -> Option<String> {
                 }
             }
         }
-        // Name: identifier characters (after optional quotes and spaces) right before `=`/`:`.
-        let mut j = i;
-        while j > 0 && matches!(bytes[j - 1], b' ' | b'\t') && i - j < 4 {
-            j -= 1;
-        }
-        let spaced = j < i;
-        while j > 0 && matches!(bytes[j - 1], b'"' | b'\'') && i - j < 8 {
-            j -= 1;
-        }
-        let name_end = j;
-        while j > 0
-            && name_end - j < 128
-            && (bytes[j - 1].is_ascii_alphanumeric() || matches!(bytes[j - 1], b'_' | b'-' | b'.'))
+        if let Some(a) = assignment_at(s, i)
+            && (is_secret_name(a.name) || (jwk && a.quoted && is_jwk_private_member(a.name)))
+            && maskable(&s[a.vstart..a.vend])
+            && !a.expression
         {
-            j -= 1;
+            out.replace(a.vstart, a.vend, MASK);
+            i = a.resume.max(i + 1);
+            continue;
         }
-        let name = &s[j..name_end];
-        if !name.is_empty() && is_secret_name(name) {
-            let mut k = i + 1;
-            if b == b':' || spaced {
-                while k < bytes.len() && matches!(bytes[k], b' ' | b'\t') {
-                    k += 1;
-                }
-            }
-            let (vstart, vend, resume) = value_span(bytes, k, STOPS);
-            let value = &s[vstart..vend];
-            // `secret = compute(x)` in code is not a secret; `password = hunter2` in an ini
-            // file is: a spaced, unquoted value must not look like an expression.
-            let expression = spaced
-                && b == b'='
-                && vstart == k
-                && value
-                    .bytes()
-                    .any(|c| matches!(c, b'(' | b'[' | b'{' | b'<'));
-            if maskable(value) && !expression {
-                out.replace(vstart, vend, MASK);
-                i = resume.max(i + 1);
+        i += 1;
+    }
+    out.finish()
+}
+
+/// Masks random-looking values assigned to any name (`FOO=9f8Kq…`, `"x": "…"`): long, of
+/// base64 bytes, with letters and digits, high entropy; not hex digests, UUIDs, paths, ids or
+/// integrity hashes (see [`is_random_value`]).
+fn redact_random_values(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Masked::new(s);
+    let mut i = 0;
+    while i < bytes.len() {
+        let Some(found) = memchr::memchr2(b'=', b':', &bytes[i..]) else {
+            break;
+        };
+        i += found;
+        if is_comparison(bytes, i) {
+            i += 1;
+            continue;
+        }
+        if let Some(a) = assignment_at(s, i) {
+            let value = &s[a.vstart..a.vend];
+            if maskable(value) && !a.expression && is_random_value(a.name, value) {
+                out.replace(a.vstart, a.vend, MASK);
+                i = a.resume.max(i + 1);
                 continue;
             }
         }

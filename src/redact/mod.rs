@@ -1,20 +1,34 @@
 //! Secret redaction for everything oath writes.
 //!
-//! Values are inspected, not only key names: known token formats (cloud keys, GitHub, GitLab,
-//! Slack, OpenAI/Anthropic/Stripe keys, Google API keys, JWTs, webhooks), bearer and basic
-//! credentials, private-key blocks, passwords in URLs, secret flags (`--password x`), and
-//! `NAME=value` / `NAME: value` / `NAME = value` where NAME looks secret. In JSON, any string or
-//! number under a secret-looking key is redacted too, and object keys that are tokens.
+//! Every byte oath writes goes through here: the records of the state files and the audit
+//! trail as JSON values ([`redact_value`], [`redact_map`]), texts ([`redact_str`]) and streams
+//! ([`RedactingWriter`], for the observers' output files). One engine, one rule table.
+//!
+//! Values are inspected, not only key names: known token formats (the data table
+//! `rules.yaml`: cloud keys, source hosting, CI and registry tokens, AI providers, payments,
+//! bots and webhooks, JWTs, base64 private keys), bearer and basic credentials, private-key
+//! blocks, passwords in URLs, passwords given by option to known commands (`mysql -pX`,
+//! `redis-cli -a X`, the same table), secret flags (`--password x`), `NAME=value` / `NAME:
+//! value` / `NAME = value` where NAME looks secret, the private members of a JWK, and random
+//! values assigned to any name. In JSON, any string or number under a secret-looking key is
+//! redacted too, and object keys that are tokens.
 //!
 //! Pure functions and hand-written scanners, each pass linear in the text (bounded look-ahead
 //! only), so redacting a 20 MB Write content costs milliseconds and no regex is compiled on the
 //! hook's hot path. Every slice index lands on an ASCII byte, so any UTF-8 text is safe.
 //!
-//! The public entry points are here; the secret-name rules are in `names`, the table of token
-//! formats in `tokens`, and the masking passes in `engine`.
+//! The public entry points are here; the secret-name rules are in `names`, the token matcher
+//! in `tokens` (its patterns in `rules.yaml`, compiled by build.rs into `table`), command-line
+//! options in `options`, random values in `random`, the masking passes in `engine`, and the
+//! streaming writer in `stream`.
 
+mod class;
 mod engine;
 mod names;
+mod options;
+mod random;
+mod stream;
+mod table;
 mod tokens;
 
 use std::borrow::Cow;
@@ -23,15 +37,33 @@ use serde_json::{Map, Value};
 
 use engine::redact_plain;
 pub use names::is_secret_name;
-pub use tokens::is_known_token;
+pub use stream::RedactingWriter;
+pub use tokens::{is_known_token, rule_of};
 
 /// What replaces a secret.
 pub const MASK: &str = "[REDACTED]";
 
 /// Redacts secrets inside a JSON value in place; returns whether anything changed.
 pub fn redact_value(v: &mut Value) -> bool {
+    redact_value_except(v, &|_| false)
+}
+
+/// Redacts secrets inside a JSON object in place (keys that are tokens, values under
+/// secret-looking keys, the private members of a JWK, random values under any key, secrets
+/// inside values); returns whether anything changed.
+pub fn redact_map(map: &mut Map<String, Value>) -> bool {
+    redact_map_except(map, &|_| false)
+}
+
+/// [`redact_value`], leaving as they are the strings `known` accepts: those a state file held
+/// when it was read, which oath wrote redacted already (a rewrite then costs what it adds, not
+/// what the file holds; the values of secret-looking keys are masked all the same).
+pub fn redact_value_except(v: &mut Value, known: &dyn Fn(&str) -> bool) -> bool {
     match v {
         Value::String(s) => {
+            if known(s) {
+                return false;
+            }
             if let Cow::Owned(r) = redact_str(s) {
                 *s = r;
                 true
@@ -39,29 +71,45 @@ pub fn redact_value(v: &mut Value) -> bool {
                 false
             }
         }
-        Value::Array(items) => items.iter_mut().fold(false, |acc, i| redact_value(i) | acc),
-        Value::Object(map) => redact_map(map),
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |acc, i| redact_value_except(i, known) | acc),
+        Value::Object(map) => redact_map_except(map, known),
         _ => false,
     }
 }
 
-/// Redacts secrets inside a JSON object in place (keys that are tokens, values under
-/// secret-looking keys, secrets inside values); returns whether anything changed.
-pub fn redact_map(map: &mut Map<String, Value>) -> bool {
+fn redact_map_except(map: &mut Map<String, Value>, known: &dyn Fn(&str) -> bool) -> bool {
     let mut changed = false;
-    if map.keys().any(|k| matches!(redact_str(k), Cow::Owned(_))) {
+    let masks = |k: &String| !known(k) && matches!(redact_str(k), Cow::Owned(_));
+    if map.keys().any(masks) {
         let old = std::mem::take(map);
         let mut renamed = Map::with_capacity(old.len());
         for (k, val) in old {
-            renamed.insert(redact_str(&k).into_owned(), val);
+            let k = if known(&k) {
+                k
+            } else {
+                redact_str(&k).into_owned()
+            };
+            renamed.insert(k, val);
         }
         *map = renamed;
         changed = true;
     }
+    let jwk = map.contains_key("kty");
     for (k, val) in map.iter_mut() {
-        let secret_key = is_secret_name(k);
+        // A known key with a known string: both were in the file already (a rewrite adds
+        // nothing there).
+        if matches!(val, Value::String(s) if known(s)) && known(k) {
+            continue;
+        }
+        let secret_key = is_secret_name(k) || (jwk && names::is_jwk_private_member(k));
         match val {
             Value::String(s) if secret_key && !s.is_empty() && s != MASK => {
+                *val = Value::String(MASK.into());
+                changed = true;
+            }
+            Value::String(s) if !known(s) && random::is_random_value(k, s) => {
                 *val = Value::String(MASK.into());
                 changed = true;
             }
@@ -69,7 +117,7 @@ pub fn redact_map(map: &mut Map<String, Value>) -> bool {
                 *val = Value::String(MASK.into());
                 changed = true;
             }
-            _ => changed |= redact_value(val),
+            _ => changed |= redact_value_except(val, known),
         }
     }
     changed

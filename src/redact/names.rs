@@ -5,7 +5,7 @@
 const NOT_SECRET_SUFFIXES: &[&str] = &[
     "tokens", "count", "type", "file", "files", "path", "dir", "url", "uri", "_id", "-id", "ids",
     "name", "length", "len", "size", "limit", "ttl", "expiry", "expires", "_at", "arn", "version",
-    "kind", "mode", "format", "endpoint", "policy", "reset", "manager", "store", "helper",
+    "kind", "mode", "format", "endpoint", "policy", "reset", "manager", "store", "helper", "stdin",
 ];
 
 /// Words that make a name secret wherever they appear in it.
@@ -56,6 +56,13 @@ pub fn is_secret_name(name: &str) -> bool {
             | "sig"
             | "passwd"
             | "pwd_hash"
+            | "_auth"
+            | "client-key-data"
+            | "x-amz-signature"
+            | "x-amz-credential"
+            | "x-goog-signature"
+            | "x-goog-credential"
+            | "oauth2-bearer"
     ) {
         return true;
     }
@@ -83,6 +90,15 @@ pub fn is_secret_name(name: &str) -> bool {
             ]
             .iter()
             .any(|w| lower.contains(w))
+}
+
+/// The private members of a JSON Web Key (RFC 7518 §6.2.2, §6.3.2, §6.4): masked in an object
+/// that has a `kty`.
+pub fn is_jwk_private_member(name: &str) -> bool {
+    matches!(
+        name,
+        "d" | "p" | "q" | "dp" | "dq" | "qi" | "k" | "r" | "t" | "oth"
+    )
 }
 
 /// Whether a lowercased name holds `pass`, `secret`, `token`, `key`, `credential` or `_pwd`,

@@ -5,10 +5,13 @@
 //! old or the new file, never a torn one, and a writer killed mid-write leaves the old file.
 //! A file that cannot be read as its type (empty, truncated, garbage, a directory, a symlink)
 //! is moved aside as `<file>.corrupt-<stamp>` with a warning, and work goes on from defaults.
+//! Every record written here is redacted first ([`crate::redact`]): JSON files and log lines
+//! alike; only [`write_raw_atomic`], for a file of the user's that oath edits, writes bytes as
+//! they are.
 
 mod store;
 
 pub use store::{
-    ReadOutcome, StateError, append_line, from_slice_seed, read_json, read_json_with,
-    read_text_file, update_json, write_atomic, write_json_atomic,
+    ReadOutcome, StateError, append_json_line, from_slice_seed, read_json, read_json_with,
+    read_text_file, update_json, write_json_atomic, write_raw_atomic,
 };

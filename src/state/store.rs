@@ -1,11 +1,13 @@
 //! The primitives behind [`crate::state`].
 
+use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde::de::{DeserializeOwned, DeserializeSeed};
+use serde_json::{Map, Value};
 
 use crate::clock::Timestamp;
 
@@ -231,7 +233,13 @@ where
     };
     wait_for_lock(&lock, &lock_file)?;
     sweep_stale_temps(dir);
-    let mut value = match read_json::<T>(path) {
+    // The strings the file holds were written redacted: the rewrite redacts only new ones.
+    let mut known = Hashes::default();
+    let read = read_json_with(path, |bytes| {
+        known = json_strings(bytes);
+        serde_json::from_slice(bytes)
+    });
+    let mut value = match read {
         ReadOutcome::Ok(v) => v,
         ReadOutcome::Missing => default(),
         ReadOutcome::Corrupt(reason) => {
@@ -251,7 +259,7 @@ where
     };
     let (changed, result) = change(&mut value);
     if changed {
-        write_json_atomic(path, &value)?;
+        write_json_known(path, &value, &known)?;
     }
     drop(lock);
     Ok(result)
@@ -288,7 +296,7 @@ fn wait_for_lock(lock: &fs::File, path: &Path) -> Result<(), StateError> {
     }
 }
 
-/// Age past which a temp file of [`write_atomic`] belongs to a writer that was killed: a
+/// Age past which a temp file of [`write_raw_atomic`] belongs to a writer that was killed: a
 /// write takes milliseconds.
 const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(60);
 
@@ -314,18 +322,37 @@ fn sweep_stale_temps(dir: &Path) {
     }
 }
 
-/// Writes a JSON file by temp file, fsync and rename (no lock: callers hold one if needed).
+/// Writes a JSON file by temp file, fsync and rename (no lock: callers hold one if needed),
+/// redacted ([`crate::redact::redact_value`]): every record oath keeps goes through here or
+/// [`append_json_line`].
 pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), StateError> {
-    let mut bytes = serde_json::to_vec_pretty(value).map_err(|source| StateError::Serialize {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    bytes.push(b'\n');
-    write_atomic(path, &bytes)
+    write_json_known(path, value, &Hashes::default())
 }
 
-/// Writes bytes to a file by temp file, fsync and rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
+/// [`write_json_atomic`], leaving unredacted the strings of `known` (hashes from
+/// [`json_strings`] of what the file held: oath wrote them redacted already).
+fn write_json_known<T: Serialize>(
+    path: &Path,
+    value: &T,
+    known: &Hashes,
+) -> Result<(), StateError> {
+    let serialize = |source| StateError::Serialize {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut value = serde_json::to_value(value).map_err(serialize)?;
+    crate::redact::redact_value_except(&mut value, &|s| {
+        !known.is_empty() && known.contains(&fnv1a(s.as_bytes()))
+    });
+    let mut bytes = serde_json::to_vec_pretty(&value).map_err(serialize)?;
+    bytes.push(b'\n');
+    write_raw_atomic(path, &bytes)
+}
+
+/// Writes bytes to a file by temp file, fsync and rename, as they are: for a file of the
+/// user's that oath edits (Claude Code's settings, which hold the user's own configuration);
+/// oath's own records go through [`write_json_atomic`] or [`append_json_line`].
+pub fn write_raw_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
     let mut tmp = tempfile::Builder::new()
@@ -342,8 +369,99 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
     Ok(())
 }
 
+/// A set of string hashes ([`fnv1a`]), hashed as they are.
+type Hashes = HashSet<u64, std::hash::BuildHasherDefault<IdentityHasher>>;
+
+/// The hasher of [`Hashes`]: its keys are hashes already.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// FNV-1a, 64 bits: a cheap hash for a set of strings.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The hashes of every string (keys and values, unescaped) of a JSON text: one pass over its
+/// bytes, with no parse.
+fn json_strings(bytes: &[u8]) -> Hashes {
+    let mut set = Hashes::default();
+    let mut i = 0;
+    while let Some(q) = memchr::memchr(b'"', &bytes[i..]) {
+        let start = i + q + 1;
+        let mut k = start;
+        let mut escaped = false;
+        let end = loop {
+            match memchr::memchr2(b'"', b'\\', bytes.get(k..).unwrap_or_default()) {
+                None => return set,
+                Some(p) if bytes[k + p] == b'\\' => {
+                    escaped = true;
+                    k += p + 2;
+                }
+                Some(p) => break k + p,
+            }
+        };
+        if !escaped {
+            set.insert(fnv1a(&bytes[start..end]));
+        } else if let Ok(s) = serde_json::from_slice::<String>(&bytes[start - 1..=end]) {
+            set.insert(fnv1a(s.as_bytes()));
+        }
+        i = end + 1;
+    }
+    set
+}
+
+/// Appends one JSON record as a line to a log file with a single `write()`, creating the file
+/// and its directory. The record is redacted ([`crate::redact::redact_map`]), then every
+/// string over `max_string_bytes` is cut (after redaction, so no secret is cut in half).
+pub fn append_json_line(
+    path: &Path,
+    mut record: Map<String, Value>,
+    max_string_bytes: usize,
+) -> Result<(), StateError> {
+    crate::redact::redact_map(&mut record);
+    let mut record = Value::Object(record);
+    cap_long_strings(&mut record, max_string_bytes);
+    append_line(path, &record.to_string())
+}
+
+/// Cuts every string over `max` bytes, with a marker naming its size.
+fn cap_long_strings(v: &mut Value, max: usize) {
+    match v {
+        Value::String(s) if s.len() > max => {
+            let mut cut = max;
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let total = s.len();
+            s.truncate(cut);
+            s.push_str(&format!("[... truncated by oath: {total} bytes]"));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| cap_long_strings(i, max)),
+        Value::Object(map) => map.values_mut().for_each(|i| cap_long_strings(i, max)),
+        _ => {}
+    }
+}
+
 /// Appends one line to a log file with a single `write()`, creating the file and its directory.
-pub fn append_line(path: &Path, line: &str) -> Result<(), StateError> {
+fn append_line(path: &Path, line: &str) -> Result<(), StateError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
     // A log that is a symbolic link is not followed: appending would write oath's records
@@ -374,6 +492,45 @@ pub fn append_line(path: &Path, line: &str) -> Result<(), StateError> {
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
+
+    #[test]
+    fn every_string_of_a_json_text_is_hashed_unescaped() {
+        let text = br#"{"a": "plain", "b\"q": ["x\ny", "\u00e9"], "n": 1}"#;
+        let set = json_strings(text);
+        for s in ["a", "plain", "b\"q", "x\ny", "é", "n"] {
+            assert!(set.contains(&fnv1a(s.as_bytes())), "{s}");
+        }
+        assert!(!set.contains(&fnv1a(b"1")));
+        assert!(json_strings(br#"{"cut": "no end"#).len() <= 2);
+    }
+
+    #[test]
+    fn what_a_rewrite_adds_is_redacted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        for n in 0..3 {
+            update_json(
+                &path,
+                Timestamp::from_unix(0),
+                &mut Vec::new(),
+                Vec::<String>::new,
+                |v: &mut Vec<String>| {
+                    v.push(format!("run {n}: export TOKEN_X={token}"));
+                    (true, ())
+                },
+            )
+            .unwrap();
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("ghp_0123"), "{text}");
+        assert_eq!(text.matches("[REDACTED]").count(), 3, "{text}");
+        let mut record = Map::new();
+        record.insert("cmd".into(), Value::from(format!("echo {token}")));
+        let log = dir.path().join("a.jsonl");
+        append_json_line(&log, record, 64).unwrap();
+        assert!(!fs::read_to_string(&log).unwrap().contains("ghp_0123"));
+    }
 
     type Counter = BTreeMap<String, u64>;
 

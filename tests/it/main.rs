@@ -19,6 +19,7 @@ mod payloads;
 mod project_config;
 mod safety;
 mod secrets;
+mod secrets_corpus;
 mod sessions;
 mod strike;
 mod strike_pairs;

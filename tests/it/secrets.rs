@@ -1,336 +1,422 @@
-//! Secrets never reach oath's files: a corpus of secret formats is sent through the binary
-//! in every field oath may record, then every file oath wrote (all of `OATH_HOME` and the
-//! project's `.plan/`) is searched for them. Ordinary values next to them must survive.
+//! Secrets never reach oath's files: a corpus of secret formats (`secrets_corpus.rs`) is sent
+//! through the binary in every field of every event oath may record, with an observer whose
+//! output is kept (sync and async), failures the 3-strike log records, and a session whose
+//! transcript quotes them all turned into a KPT draft; then every file oath wrote (all of
+//! `OATH_HOME`, the project's `.plan/`, the KPT reports) is searched for each secret and for
+//! every 16-byte piece of it. Ordinary values next to them must survive.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::secrets_corpus::{ORDINARY, Secret, corpus, dotenv, ordinary_command};
 use crate::support::{TestEnv, assert_valid_answer, clip};
 
-/// One secret: a label, the text carrying it, and the secret itself (searched for).
-struct Secret {
-    label: &'static str,
-    text: String,
-    secret: String,
-}
+const SESSION: &str = "sec";
 
-fn s(label: &'static str, text: impl Into<String>, secret: impl Into<String>) -> Secret {
-    Secret {
-        label,
-        text: text.into(),
-        secret: secret.into(),
+/// The least number of formats the corpus holds: the test fails if it shrinks.
+const LEAST_FORMATS: usize = 50;
+
+#[test]
+fn the_corpus_keeps_at_least_50_formats_each_in_its_text() {
+    let c = corpus();
+    assert!(
+        c.len() >= LEAST_FORMATS,
+        "{} formats, fewer than {LEAST_FORMATS}",
+        c.len()
+    );
+    let labels: HashSet<&str> = c.iter().map(|s| s.label).collect();
+    assert_eq!(labels.len(), c.len(), "two formats share a label");
+    let secrets: HashSet<&str> = c.iter().map(|s| s.secret.as_str()).collect();
+    assert_eq!(secrets.len(), c.len(), "two formats share a secret");
+    for s in &c {
+        assert!(
+            s.text.contains(&s.secret),
+            "{}: secret not in text",
+            s.label
+        );
+        assert!(
+            s.secret.len() >= 12,
+            "{}: secret too short to search",
+            s.label
+        );
     }
 }
 
-const RSA_BODY: &str = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi8Z3QwRjVh";
-const EC_BODY: &str = "MHcCAQEEIBYuDkXQw9Zx8iQk1JfQp0VQ7ZyXkHcL0aBcDeFgHiJk";
-const OPENSSH_BODY: &str = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB";
-const PKCS8_BODY: &str = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7";
+/// The observer: a sync command that reads the kept output file (and prints its head, which
+/// the audit records), and an async one after failures that prints the raw output variable
+/// and the file into its log.
+const OBSERVERS: &str = r#"postToolUse:
+  commands:
+    - tool: "*"
+      on: both
+      run: head -c 3000 "$OATH_TOOL_OUTPUT_FILE"
+    - tool: Bash
+      on: failure
+      async: true
+      run: printf '%s\n' "$OATH_TOOL_OUTPUT"; cat "$OATH_TOOL_OUTPUT_FILE"; echo
+"#;
 
-fn corpus() -> Vec<Secret> {
-    let jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
-    let basic = "YWxhZGRpbjpvcGVuc2VzYW1lMTIzNDU=";
+/// The payloads of one text: every event and every tool field oath may record.
+fn payloads(env: &TestEnv, i: usize, sec: &Secret, transcript: &Path) -> Vec<Value> {
+    let (text, secret) = (sec.text.as_str(), sec.secret.as_str());
+    let p = env.project();
+    let id = |k: &str| format!("toolu_{i:03}_{k}");
+    let base = |event: &str| {
+        json!({"hook_event_name": event, "session_id": SESSION,
+               "transcript_path": transcript, "cwd": p})
+    };
+    let with = |event: &str, field: &str, value: Value| {
+        let mut v = base(event);
+        v[field] = value;
+        v
+    };
+    let tool = |event: &str, name: &str, k: &str, input: Value| {
+        let mut v = base(event);
+        v["tool_name"] = json!(name);
+        v["tool_use_id"] = json!(id(k));
+        v["tool_input"] = input;
+        v
+    };
+    let post = |name: &str, k: &str, input: Value, response: Value| {
+        let mut v = tool("PostToolUse", name, k, input);
+        v["tool_response"] = response;
+        v
+    };
+    let file = p.join(format!("notes-{i}.txt"));
+    let url = format!("https://example.com/p?q={text}");
+    let mut failure = tool(
+        "PostToolUseFailure",
+        "Bash",
+        "fail",
+        json!({"command": text}),
+    );
+    failure["error"] = json!(format!("Exit code 1\n{text}"));
+    // The same text placed so the secret straddles the audit's 2048-byte cut.
+    let offset = text.find(secret).expect("secret in text");
+    let filler = "y".repeat(2028_usize.saturating_sub(offset + 1));
     vec![
-        s(
-            "aws access key id",
-            "aws s3 ls --region eu-west-1 # key AKIAZ3MEXAMPLEKEY7Q2",
-            "AKIAZ3MEXAMPLEKEY7Q2",
+        with("UserPromptSubmit", "prompt", json!(text)),
+        tool(
+            "PreToolUse",
+            "Bash",
+            "bash",
+            json!({"command": text, "description": text}),
         ),
-        s(
-            "aws secret key (env)",
-            "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY aws s3 ls",
-            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        post(
+            "Bash",
+            "bash",
+            json!({"command": text, "description": text}),
+            json!({"stdout": text, "stderr": text, "interrupted": false,
+                   "nested": {"config": {"token": secret, "items": [text]}}}),
         ),
-        s(
-            "aws secret key (configure)",
-            "aws configure set aws_secret_access_key 9dR4kLm2/PqZx7Vb1NcT3yWu8+EoHs5GjAiKf6Ql",
-            "9dR4kLm2/PqZx7Vb1NcT3yWu8+EoHs5GjAiKf6Ql",
+        failure,
+        tool(
+            "PreToolUse",
+            "Write",
+            "write",
+            json!({"file_path": file, "content": format!("{}\n{text}", "filler line\n".repeat(i * 37))}),
         ),
-        s(
-            "aws credentials file",
-            "[default]\naws_access_key_id = AKIAQWERTYUIOPASDF12\naws_secret_access_key = Zx9Lk2Jh7Gf5Ds3Aq1Wm8Nb6Vc4Xe0Rt2Yu5Io7P\n",
-            "Zx9Lk2Jh7Gf5Ds3Aq1Wm8Nb6Vc4Xe0Rt2Yu5Io7P",
+        tool(
+            "PreToolUse",
+            "Write",
+            "cut",
+            json!({"file_path": p.join("cut.txt"),
+                   "content": format!("{filler}\n{text}\n{}", "z".repeat(3000))}),
         ),
-        s(
-            "gcp api key",
-            "curl 'https://maps.googleapis.com/x?key=AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW'",
-            "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW",
+        tool(
+            "PreToolUse",
+            "Write",
+            "path",
+            json!({"file_path": p.join(format!("cfg/{text}")), "content": "x"}),
         ),
-        s(
-            "gcp oauth token",
-            "gcloud x --access-token-file=/dev/null; echo ya29.a0AfH6SMBx3dQkZ7pLm9Vt2",
-            "ya29.a0AfH6SMBx3dQkZ7pLm9Vt2",
+        post(
+            "Write",
+            "write",
+            json!({"file_path": file, "content": text}),
+            json!({"type": "create", "filePath": file, "content": text, "structuredPatch": []}),
         ),
-        s(
-            "gcp service account json",
-            format!(
-                "{{\"type\": \"service_account\", \"project_id\": \"demo\", \"private_key\": \"-----BEGIN PRIVATE KEY-----\\n{PKCS8_BODY}\\n-----END PRIVATE KEY-----\\n\", \"client_email\": \"x@demo.iam.gserviceaccount.com\"}}"
-            ),
-            PKCS8_BODY,
+        tool(
+            "PreToolUse",
+            "Edit",
+            "edit",
+            json!({"file_path": file, "old_string": text, "new_string": format!("{text}\n")}),
         ),
-        s(
-            "azure storage connection string",
-            "az storage blob list --connection-string 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;EndpointSuffix=core.windows.net'",
-            "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq",
+        post(
+            "Edit",
+            "edit",
+            json!({"file_path": file, "old_string": text, "new_string": "x"}),
+            json!({"filePath": file, "oldString": text, "newString": "x", "originalFile": text}),
         ),
-        s(
-            "azure client secret",
-            "export AZURE_CLIENT_SECRET=Qx78Q~abcDEFghiJKLmnoPQRstuVWXyz012345",
-            "Qx78Q~abcDEFghiJKLmnoPQRstuVWXyz012345",
+        tool(
+            "PreToolUse",
+            "MultiEdit",
+            "multi",
+            json!({"file_path": file, "edits": [
+                {"old_string": text, "new_string": "x"},
+                {"old_string": "y", "new_string": text}]}),
         ),
-        s(
-            "azure sas",
-            "curl 'https://acct.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA%3D%3D'",
-            "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA",
+        tool(
+            "PreToolUse",
+            "WebFetch",
+            "fetch",
+            json!({"url": url, "prompt": text}),
         ),
-        s(
-            "github classic",
-            "git clone https://ghp_R2d2C3poLuke4Leia5Han6Solo7Chewie8Yoda@github.com/o/r",
-            "ghp_R2d2C3poLuke4Leia5Han6Solo7Chewie8Yoda",
+        post(
+            "WebFetch",
+            "fetch",
+            json!({"url": url, "prompt": text}),
+            json!({"result": text, "code": 200, "url": url}),
         ),
-        s(
-            "github fine-grained",
-            "GH_TOKEN=github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF gh pr list",
-            "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF",
+        tool("PreToolUse", "WebSearch", "search", json!({"query": text})),
+        post(
+            "WebSearch",
+            "search",
+            json!({"query": text}),
+            json!({"results": [{"title": "t", "url": "https://example.com", "content": text}]}),
         ),
-        s(
-            "github oauth",
-            "echo gho_16C7e42F292c6912E7710c838347Ae178B4a > tok",
-            "gho_16C7e42F292c6912E7710c838347Ae178B4a",
+        post(
+            "Read",
+            "read",
+            json!({"file_path": file}),
+            json!({"type": "text", "file": {"filePath": file, "content": text, "numLines": 3}}),
         ),
-        s(
-            "gitlab",
-            "curl --header \"PRIVATE-TOKEN: glpat-xYz12AbC34dEf56GhI78\" https://gitlab.com/api/v4/projects",
-            "glpat-xYz12AbC34dEf56GhI78",
+        tool(
+            "PreToolUse",
+            "Grep",
+            "grep",
+            json!({"pattern": text, "path": p}),
         ),
-        s(
-            "slack bot",
-            "curl -H 'Authorization: Bearer xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx' https://slack.com/api",
-            "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+        tool(
+            "PreToolUse",
+            "mcp__github__create_issue",
+            "mcp",
+            json!({"title": text, "body": {"sections": [text], "meta": {"api_key": secret}}}),
         ),
-        s(
-            "slack webhook",
-            "curl -X POST -d '{\"text\":\"hi\"}' https://hooks.slack.com/services/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",
-            "q8R9s0T1u2V3w4X5y6Z7a8B9",
+        post(
+            "mcp__github__create_issue",
+            "mcp",
+            json!({"title": text}),
+            json!([{"type": "text", "text": text}]),
         ),
-        s(
-            "openai project key",
-            "OPENAI_API_KEY=sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78St90 python app.py",
-            "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78St90",
-        ),
-        s(
-            "openai legacy key",
-            "python -c \"import openai; openai.api_key='sk-T3BlbkFJa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6'\"",
-            "sk-T3BlbkFJa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",
-        ),
-        s(
-            "anthropic",
-            "curl https://api.anthropic.com/v1/messages -H \"x-api-key: sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-abcdefAA\"",
-            "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-abcdefAA",
-        ),
-        s(
-            "stripe",
-            "stripe charges list --api-key sk_live_51H8xYzAbCdEfGhIjKlMnOpQr",
-            "sk_live_51H8xYzAbCdEfGhIjKlMnOpQr",
-        ),
-        s(
-            "jwt",
-            format!("curl -H 'Authorization: Bearer {jwt}' https://api.example.com"),
-            jwt,
-        ),
-        s(
-            "basic auth header",
-            format!("curl -H 'Authorization: Basic {basic}' https://x"),
-            basic,
-        ),
-        s(
-            "rsa private key",
-            format!(
-                "cat > id_rsa <<EOF\n-----BEGIN RSA PRIVATE KEY-----\n{RSA_BODY}\nAbCdEf==\n-----END RSA PRIVATE KEY-----\nEOF"
-            ),
-            RSA_BODY,
-        ),
-        s(
-            "ec private key",
-            format!("-----BEGIN EC PRIVATE KEY-----\n{EC_BODY}\n-----END EC PRIVATE KEY-----\n"),
-            EC_BODY,
-        ),
-        s(
-            "openssh private key",
-            format!(
-                "-----BEGIN OPENSSH PRIVATE KEY-----\n{OPENSSH_BODY}\n-----END OPENSSH PRIVATE KEY-----"
-            ),
-            OPENSSH_BODY,
-        ),
-        s(
-            "PASSWORD= in a command",
-            "PGPASSWORD=Tr0ub4dor-and-3 psql -h db -U app",
-            "Tr0ub4dor-and-3",
-        ),
-        s(
-            "--password flag",
-            "mysql -u root --password Corr3ctHorseBattery -e 'select 1'",
-            "Corr3ctHorseBattery",
-        ),
-        s(
-            "--password= flag",
-            "mysqldump --password=Sup3rS3cretDump db > x.sql",
-            "Sup3rS3cretDump",
-        ),
-        s(
-            "curl -u",
-            "curl -u admin:Adm1nPassw0rdXyz https://jenkins.local/api",
-            "Adm1nPassw0rdXyz",
-        ),
-        s(
-            "basic auth url",
-            "git remote add o https://deploy:S3cr3tPassw0rd42@git.example.com/r.git",
-            "S3cr3tPassw0rd42",
-        ),
-        s(
-            "db url",
-            "DATABASE_URL=postgres://app:pgPa55w0rdQ9@db.internal:5432/app ./run",
-            "pgPa55w0rdQ9",
-        ),
-        s(
-            "json body",
-            "curl -d '{\"username\":\"bob\",\"password\":\"J5onBodyPassw0rd\"}' https://x/login",
-            "J5onBodyPassw0rd",
-        ),
-        s(
-            "yaml",
-            "db:\n  host: localhost\n  password: Yaml-Passw0rd-77\n",
-            "Yaml-Passw0rd-77",
-        ),
-        s(
-            "npm",
-            "//registry.npmjs.org/:_authToken=npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
-            "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
-        ),
-        s(
-            "coloured output",
-            "\u{1b}[31merror\u{1b}[0m: bad credentials for \u{1b}[1mglpat-Col0urCodeTok3nXyz99\u{1b}[0m",
-            "glpat-Col0urCodeTok3nXyz99",
-        ),
-        s(
-            "escape-glued",
-            "x\u{1b} glpat-Esc4peGlu3dTok3nAbc77",
-            "glpat-Esc4peGlu3dTok3nAbc77",
-        ),
-        s(
-            "huggingface",
-            "HF=hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567 python x.py",
-            "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
-        ),
+        with("Notification", "message", json!(text)),
+        with("PreCompact", "custom_instructions", json!(text)),
+        with("Stop", "last_assistant_message", json!(text)),
+        with("SubagentStop", "last_assistant_message", json!(text)),
     ]
 }
 
-/// A `.env` file with several secrets, written by the agent.
-fn dotenv() -> (String, Vec<&'static str>) {
-    let secrets = vec![
-        "dotenvDbPassw0rd",
-        "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
-        "base64SessionSecret0123456789abcdefXYZ",
-        "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",
-        "plainApiKeyValue123456",
-    ];
-    let text = format!(
-        "# app settings\nNODE_ENV=production\nPORT=3000\nDB_PASSWORD={}\nSTRIPE_SECRET_KEY={}\nSESSION_SECRET=\"{}\"\nSENDGRID={}\nexport API_KEY='{}'\n",
-        secrets[0], secrets[1], secrets[2], secrets[3], secrets[4]
-    );
-    (text, secrets)
+/// A transcript of the session quoting every text: a prompt, and a command that fails twice
+/// (a failing streak, which a KPT draft cites with its command).
+fn transcript(texts: &[&str]) -> String {
+    let mut lines = Vec::new();
+    let mut n = 0;
+    let mut line = |kind: &str, message: Value| {
+        n += 1;
+        lines.push(
+            json!({"type": kind, "message": message, "uuid": format!("u-{n}"),
+                   "parentUuid": if n > 1 { json!(format!("u-{}", n - 1)) } else { Value::Null },
+                   "timestamp": format!("2026-03-01T10:{:02}:{:02}.000Z", n / 60 % 60, n % 60),
+                   "sessionId": SESSION, "isSidechain": false})
+            .to_string(),
+        );
+    };
+    for (i, text) in texts.iter().enumerate() {
+        line("user", json!({"role": "user", "content": text}));
+        for k in 0..2 {
+            let id = format!("toolu_t{i}_{k}");
+            line(
+                "assistant",
+                json!({"role": "assistant", "id": format!("msg_{i}_{k}"), "content": [
+                    {"type": "tool_use", "id": id, "name": "Bash",
+                     "input": {"command": text, "description": "run"}}]}),
+            );
+            line(
+                "user",
+                json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id,
+                    "content": format!("Exit code 1\n{text}"), "is_error": true}]}),
+            );
+        }
+    }
+    lines.join("\n") + "\n"
 }
 
-/// Values that must stay readable in the audit (no over-redaction).
-const ORDINARY: &[&str] = &[
-    "3f786850e387550fdab836ed7e6dc881de23001b",
-    "123e4567-e89b-12d3-a456-426614174000",
-    "aGVsbG8gd29ybGQ=",
-    "cargo test --workspace",
-];
+/// Every regular file under a folder, with its bytes.
+fn files_under(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        match e.file_type() {
+            Ok(t) if t.is_dir() => files_under(&p, out),
+            Ok(t) if t.is_file() => out.push((p.clone(), std::fs::read(&p).unwrap_or_default())),
+            _ => {}
+        }
+    }
+}
+
+/// Waits until every async observer log has its exit status line.
+fn wait_for_async_logs(dir: &Path, want: usize) -> Vec<PathBuf> {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let mut logs = Vec::new();
+        files_under(dir, &mut logs);
+        let done = logs
+            .iter()
+            .filter(|(_, b)| String::from_utf8_lossy(b).contains("[oath] exit status"))
+            .count();
+        if done >= want || Instant::now() > deadline {
+            assert!(done >= want, "{done} of {want} async logs finished");
+            return logs.into_iter().map(|(p, _)| p).collect();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
 
 #[test]
 fn secrets_are_redacted_in_every_file_oath_writes() {
     let env = TestEnv::new();
+    env.trusted_project_config(OBSERVERS);
     let corpus = corpus();
     let (dotenv, dotenv_secrets) = dotenv();
-    let mut payloads: Vec<Value> = Vec::new();
+    let texts: Vec<&str> = corpus.iter().map(|s| s.text.as_str()).collect();
+    let transcript_path = env.home().join(".claude/projects/-demo/sec.jsonl");
+    std::fs::create_dir_all(transcript_path.parent().unwrap()).unwrap();
+    std::fs::write(&transcript_path, transcript(&texts)).unwrap();
+
+    let base =
+        json!({"session_id": SESSION, "transcript_path": transcript_path, "cwd": env.project()});
+    let event = |name: &str, extra: Value| {
+        let mut v = base.clone();
+        v["hook_event_name"] = json!(name);
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v
+    };
+    let mut runs: Vec<Value> = vec![event("SessionStart", json!({"source": "startup"}))];
     for (i, sec) in corpus.iter().enumerate() {
-        let id = format!("toolu_{i:03}");
-        payloads.push(
-            json!({"hook_event_name":"PreToolUse","session_id":"sec","tool_name":"Bash",
-            "tool_use_id":id,"tool_input":{"command":sec.text,"description":"run it"}}),
-        );
-        payloads.push(json!({"hook_event_name":"PostToolUse","session_id":"sec","tool_name":"Bash",
-            "tool_use_id":id,"tool_input":{"command":sec.text},
-            "tool_response":{"stdout":sec.text,"stderr":"","nested":{"config":{"token":sec.secret,"items":[sec.text]}}}}));
-        payloads.push(
-            json!({"hook_event_name":"PostToolUseFailure","session_id":"sec","tool_name":"Bash",
-            "tool_use_id":format!("{id}_f"),"tool_input":{"command":sec.text},
-            "error":format!("Exit code 1\n{}", sec.text)}),
-        );
-        payloads.push(json!({"hook_event_name":"PreToolUse","session_id":"sec","tool_name":"Write",
-            "tool_use_id":format!("{id}_w"),"tool_input":{"file_path":env.project().join("notes.txt"),
-            "content":format!("{}\n{}", "filler line\n".repeat(i * 37), sec.text)}}));
-        // The same text placed so the secret straddles the audit's 2048-byte cut.
-        let offset = sec.text.find(&sec.secret).expect("secret in text");
-        let filler = "y".repeat(2028_usize.saturating_sub(offset + 1));
-        payloads.push(json!({"hook_event_name":"PreToolUse","session_id":"sec","tool_name":"Write",
-            "tool_use_id":format!("{id}_cut"),"tool_input":{"file_path":env.project().join("cut.txt"),
-            "content":format!("{filler}\n{}\n{}", sec.text, "z".repeat(3000))}}));
+        runs.extend(payloads(&env, i, sec, &transcript_path));
     }
-    payloads.push(json!({"hook_event_name":"PreToolUse","session_id":"sec","tool_name":"Write",
-        "tool_use_id":"toolu_env","tool_input":{"file_path":env.project().join(".env"),"content":dotenv}}));
-    payloads.push(json!({"hook_event_name":"PostToolUse","session_id":"sec","tool_name":"Write",
-        "tool_use_id":"toolu_env","tool_input":{"file_path":env.project().join(".env"),"content":dotenv},
-        "tool_response":{"type":"create","filePath":env.project().join(".env"),"content":dotenv}}));
-    payloads.push(
-        json!({"hook_event_name":"PreToolUse","session_id":"sec","tool_name":"Bash",
-        "tool_use_id":"toolu_plain","tool_input":{"command":format!(
-            "git show {} && echo {} | base64 -d && echo {} && {}",
-            ORDINARY[0], ORDINARY[2], ORDINARY[1], ORDINARY[3])}}),
+    let env_file = env.project().join(".env");
+    runs.push(event(
+        "PreToolUse",
+        json!({"tool_name": "Write", "tool_use_id": "toolu_env",
+               "tool_input": {"file_path": env_file, "content": dotenv}}),
+    ));
+    runs.push(event(
+        "PostToolUse",
+        json!({"tool_name": "Write", "tool_use_id": "toolu_env",
+               "tool_input": {"file_path": env_file, "content": dotenv},
+               "tool_response": {"type": "create", "filePath": env_file, "content": dotenv}}),
+    ));
+    runs.push(event(
+        "PreToolUse",
+        json!({"tool_name": "Bash", "tool_use_id": "toolu_plain",
+               "tool_input": {"command": ordinary_command()}}),
+    ));
+    runs.push(event("SessionEnd", json!({"reason": "other"})));
+
+    // Two at a time: the machine running the tests has few cores, and each hook is a process.
+    let chunks: Vec<&[Value]> = runs.chunks(runs.len().div_ceil(2)).collect();
+    std::thread::scope(|scope| {
+        for part in chunks {
+            let env = &env;
+            scope.spawn(move || {
+                for (n, p) in part.iter().enumerate() {
+                    let run = env.hook(p);
+                    let event = p["hook_event_name"].as_str();
+                    assert_valid_answer(&run, event, &format!("payload {n} ({event:?})"));
+                    assert!(
+                        !run.stderr.contains("internal error"),
+                        "{}",
+                        clip(&run.stderr)
+                    );
+                }
+            });
+        }
+    });
+
+    // A KPT draft of the session: its prompts and failing commands quote every secret.
+    let out = env
+        .oath()
+        .args(["kpt", "new", "--session", SESSION])
+        .assert()
+        .success();
+    let draft = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
+    let draft_text = std::fs::read_to_string(&draft).unwrap();
+    assert!(
+        draft_text.contains("[REDACTED"),
+        "the draft quotes nothing that was masked"
     );
-    for (n, p) in payloads.iter().enumerate() {
-        let run = env.hook(p);
-        let event = p["hook_event_name"].as_str();
-        assert_valid_answer(&run, event, &format!("payload {n}"));
-        assert!(
-            !run.stderr.contains("internal error"),
-            "{}",
-            clip(&run.stderr)
-        );
+
+    // Every kind of file oath writes is there to be searched.
+    let observer_dir = env.state_dir().join("post-tool-use");
+    let failures = corpus.len();
+    wait_for_async_logs(&observer_dir.join("logs"), failures);
+    let mut files = env.written_files();
+    files_under(&env.home().join(".claude/hurikaeri"), &mut files);
+    let has = |part: &str| {
+        files
+            .iter()
+            .any(|(p, _)| p.to_string_lossy().contains(part))
+    };
+    for part in [
+        "/post-tool-use/outputs/",
+        "/post-tool-use/logs/",
+        "/audit/sec.jsonl",
+        "/sessions/sec.json",
+        "errors.json",
+        "trust-scores.json",
+        "/hurikaeri/kpt-",
+    ] {
+        assert!(has(part), "no file {part} was written");
     }
 
-    let files = env.written_files();
-    assert!(!files.is_empty());
-    let mut all = String::new();
-    for (path, bytes) in &files {
-        let text = String::from_utf8_lossy(bytes);
-        for sec in &corpus {
-            // The whole secret, or any 16-byte piece of it (a secret cut in half).
-            let pieces = sec.secret.len().saturating_sub(15).max(1);
-            for start in 0..pieces {
-                let piece = sec.secret.get(start..(start + 16).min(sec.secret.len()));
-                let Some(piece) = piece else { continue };
-                assert!(
-                    !text.contains(piece),
-                    "{}: {piece:?} of the secret leaked into {}",
-                    sec.label,
-                    path.display()
-                );
-            }
+    // No file holds a secret, nor any 16-byte piece of one (a secret cut in half).
+    let mut pieces: HashSet<&[u8]> = HashSet::new();
+    let mut whole: Vec<&str> = dotenv_secrets.clone();
+    for sec in &corpus {
+        let b = sec.secret.as_bytes();
+        if b.len() < 16 {
+            whole.push(&sec.secret);
+        } else {
+            pieces.extend(b.windows(16));
         }
-        for secret in &dotenv_secrets {
+    }
+    let label_of = |piece: &[u8]| {
+        corpus
+            .iter()
+            .find(|s| s.secret.as_bytes().windows(piece.len()).any(|w| w == piece))
+            .map_or("?", |s| s.label)
+    };
+    for (path, bytes) in &files {
+        if let Some(at) = bytes.windows(16).position(|w| pieces.contains(w)) {
+            let piece = &bytes[at..at + 16];
+            let around = &bytes[at.saturating_sub(300)..(at + 300).min(bytes.len())];
+            panic!(
+                "{}: {:?} of the secret leaked into {}:\n…{}…",
+                label_of(piece),
+                String::from_utf8_lossy(piece),
+                path.display(),
+                String::from_utf8_lossy(around)
+            );
+        }
+        let text = String::from_utf8_lossy(bytes);
+        for secret in &whole {
             assert!(
                 !text.contains(secret),
-                ".env secret {secret} leaked into {}",
+                "{secret} leaked into {}",
                 path.display()
             );
         }
-        all.push_str(&text);
     }
-    // The audit was written and still holds the ordinary values.
-    let audit = std::fs::read_to_string(env.audit_file("sec")).unwrap();
-    assert_eq!(audit.lines().count(), payloads.len());
+
+    // The audit is JSON lines, and still holds the ordinary values.
+    let audit = std::fs::read_to_string(env.audit_file(SESSION)).unwrap();
     for line in audit.lines() {
         serde_json::from_str::<Value>(line).unwrap();
     }
@@ -339,7 +425,9 @@ fn secrets_are_redacted_in_every_file_oath_writes() {
     }
     assert!(audit.contains("[REDACTED"), "nothing was redacted at all");
     assert!(
-        all.contains("NODE_ENV=production"),
+        files
+            .iter()
+            .any(|(_, b)| String::from_utf8_lossy(b).contains("NODE_ENV=production")),
         "ordinary .env lines are kept"
     );
 }
