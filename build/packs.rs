@@ -86,82 +86,143 @@ pub fn compile(dir: &Path, out: &Path) -> Result<(), String> {
         }
     }
     exact.sort();
-    let row = |(n, pi, ei): &(String, usize, usize)| format!("({n:?}, {pi}, {ei})");
+    let rows = |b: &mut Baker, rows: &[(String, usize, usize)]| {
+        rows.iter()
+            .map(|(n, pi, ei)| format!("({}, {pi}, {ei})", b.str_(n)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let index = rows(&mut b, &exact);
     let _ = writeln!(
         code,
-        "/// Program names, sorted: (name, pack, program).\npub static INDEX: [(&str, u16, u16); {}] = [{}];\n",
+        "/// Program names, sorted: (name, pack, program).\npub static INDEX: [(Str, u16, u16); {}] = [{index}];\n",
         exact.len(),
-        exact.iter().map(row).collect::<Vec<_>>().join(", ")
     );
+    let pattern_rows = rows(&mut b, &patterns);
     let _ = writeln!(
         code,
-        "/// Program name patterns in pack order: (pattern, pack, program).\npub static PATTERNS: [(&str, u16, u16); {}] = [{}];\n",
+        "/// Program name patterns in pack order: (pattern, pack, program).\npub static PATTERNS: [(Str, u16, u16); {}] = [{pattern_rows}];\n",
         patterns.len(),
-        patterns.iter().map(row).collect::<Vec<_>>().join(", ")
     );
-    for s in &b.statics {
-        code.push_str(s);
-        code.push('\n');
+    let _ = writeln!(code, "/// Every string of the packs.\npub static STRINGS: &str = {:?};\n", b.strings);
+    for (name, ty, pool) in [
+        ("STRS", "Str", &b.strs),
+        ("ENTRIES", "Entry", &b.entries),
+        ("RULES", "Rule", &b.rules),
+        ("CONDS", "Cond", &b.conds),
+        ("CARRIED", "Carried", &b.carried),
+        ("PICKS", "Pick", &b.picks),
+    ] {
+        let _ = writeln!(
+            code,
+            "pub static {name}: [{ty}; {}] = [{}];\n",
+            pool.len(),
+            pool.join(", ")
+        );
     }
     std::fs::write(out.join("packs.rs"), code).map_err(|e| format!("cannot write packs.rs: {e}"))
 }
 
-/// Writes pack values as Rust expressions; every non-empty list becomes a static of its own.
+/// Writes pack values as Rust expressions over tables without a pointer: each string is a
+/// range of one string, each list a range of its element type's table.
 #[derive(Default)]
 struct Baker {
-    statics: Vec<String>,
+    strings: String,
+    seen: std::collections::HashMap<String, (usize, usize)>,
+    strs: Vec<String>,
+    entries: Vec<String>,
+    rules: Vec<String>,
+    conds: Vec<String>,
+    carried: Vec<String>,
+    picks: Vec<String>,
+}
+
+/// The tables lists go to.
+#[derive(Clone, Copy)]
+enum Pool {
+    Strs,
+    Entries,
+    Rules,
+    Conds,
+    Carried,
+    Picks,
 }
 
 impl Baker {
-    fn list<T>(&mut self, ty: &str, items: &[T], f: impl Fn(&mut Self, &T) -> String) -> String {
+    fn pool(&mut self, p: Pool) -> &mut Vec<String> {
+        match p {
+            Pool::Strs => &mut self.strs,
+            Pool::Entries => &mut self.entries,
+            Pool::Rules => &mut self.rules,
+            Pool::Conds => &mut self.conds,
+            Pool::Carried => &mut self.carried,
+            Pool::Picks => &mut self.picks,
+        }
+    }
+
+    /// Writes a list: its items are written first (their own lists go to the tables before
+    /// them), then placed side by side at the end of their table.
+    fn list<T>(&mut self, pool: Pool, items: &[T], f: impl Fn(&mut Self, &T) -> String) -> String {
         if items.is_empty() {
-            return "Cow::Borrowed(&[])".into();
+            return "List::Table(0, 0)".into();
         }
         let parts: Vec<String> = items.iter().map(|i| f(self, i)).collect();
-        let name = format!("L{}", self.statics.len());
-        self.statics.push(String::new());
-        let i = self.statics.len() - 1;
-        self.statics[i] = format!(
-            "static {name}: [{ty}; {}] = [{}];",
-            parts.len(),
-            parts.join(", ")
-        );
-        format!("Cow::Borrowed(&{name})")
+        let table = self.pool(pool);
+        let at = table.len();
+        table.extend(parts);
+        format!("List::Table({at}, {})", items.len())
+    }
+
+    fn str_(&mut self, s: &str) -> String {
+        let (at, len) = match self.seen.get(s) {
+            Some(r) => *r,
+            None => {
+                let r = (self.strings.len(), s.len());
+                self.strings.push_str(s);
+                self.seen.insert(s.to_owned(), r);
+                r
+            }
+        };
+        format!("Str::Table({at}, {len})")
+    }
+
+    fn opt_str(&mut self, s: &Option<Str>) -> String {
+        match s {
+            Some(s) => format!("Some({})", self.str_(s)),
+            None => "None".into(),
+        }
     }
 
     fn strs(&mut self, items: &[Str]) -> String {
-        self.list("Str", items, |_, s| str_(s))
+        self.list(Pool::Strs, items, |b, s| b.str_(s))
     }
 
     fn pack(&mut self, p: &Pack) -> String {
-        let programs = self.list("Entry", &p.programs, |b, e| b.entry(e));
-        format!(
-            "Pack {{ pack: {}, about: {}, programs: {programs} }}",
-            str_(&p.pack),
-            str_(&p.about)
-        )
+        let programs = self.list(Pool::Entries, &p.programs, |b, e| b.entry(e));
+        let (pack, about) = (self.str_(&p.pack), self.str_(&p.about));
+        format!("Pack {{ pack: {pack}, about: {about}, programs: {programs} }}")
     }
 
     fn entry(&mut self, e: &Entry) -> String {
         let name = format!("Names({})", self.strs(&e.name.0));
         let valued = self.strs(&e.valued);
-        let sub = self.list("Entry", &e.sub, |b, s| b.entry(s));
-        let rules = self.list("Rule", &e.rules, |b, r| b.rule(r));
-        let also = self.list("Rule", &e.also, |b, r| b.rule(r));
+        let sub = self.list(Pool::Entries, &e.sub, |b, s| b.entry(s));
+        let rules = self.list(Pool::Rules, &e.rules, |b, r| b.rule(r));
+        let also = self.list(Pool::Rules, &e.also, |b, r| b.rule(r));
         let flow = self.flow(&e.flow);
+        let about = self.str_(&e.about);
+        let lang = self.opt_str(&e.lang);
         format!(
-            "Entry {{ name: {name}, about: {}, valued: {valued}, options_first: {}, abbreviations: {}, sub_word: SubWord::{:?}, sub: {sub}, handler: {}, lang: {}, flow: {flow}, rules: {rules}, also: {also} }}",
-            str_(&e.about),
+            "Entry {{ name: {name}, about: {about}, valued: {valued}, options_first: {}, abbreviations: {}, sub_word: SubWord::{:?}, sub: {sub}, handler: {}, lang: {lang}, flow: {flow}, rules: {rules}, also: {also} }}",
             e.options_first,
             e.abbreviations,
             e.sub_word,
             opt(&e.handler, |h| format!("Handler::{h:?}")),
-            opt(&e.lang, |s| str_(s)),
         )
     }
 
     fn flow(&mut self, f: &Flow) -> String {
-        let produces = self.list("Carried", &f.produces, |_, c| format!("Carried::{c:?}"));
+        let produces = self.list(Pool::Carried, &f.produces, |_, c| format!("Carried::{c:?}"));
         format!(
             "Flow {{ produces: {produces}, passes: {}, net_tool: {} }}",
             f.passes, f.net_tool
@@ -200,25 +261,23 @@ impl Baker {
                     Some(s) => format!("Some({})", self.sel(s)),
                     None => "None".into(),
                 };
+                let default = self.opt_str(&w.default);
                 format!(
-                    "Some(Rewrites {{ from: RewriteFrom::{:?}, rev: {rev}, default: {} }})",
+                    "Some(Rewrites {{ from: RewriteFrom::{:?}, rev: {rev}, default: {default} }})",
                     w.from,
-                    opt(&w.default, |s| str_(s)),
                 )
             }
         };
+        let (id, explain) = (self.str_(&r.id), self.str_(&r.explain));
+        let (safer, verb) = (self.opt_str(&r.safer), self.opt_str(&r.verb));
         format!(
-            "Rule {{ when: {when}, id: {}, explain: {}, safer: {}, act: {}, read: {}, write: {}, delete: {}, chmod: {}, wipe: {}, verb: {}, recursive: {recursive}, note: {}, run: {run}, cd: {}, flow: {flow}, rewrites: {rewrites} }}",
-            str_(&r.id),
-            str_(&r.explain),
-            opt(&r.safer, |s| str_(s)),
+            "Rule {{ when: {when}, id: {id}, explain: {explain}, safer: {safer}, act: {}, read: {}, write: {}, delete: {}, chmod: {}, wipe: {}, verb: {verb}, recursive: {recursive}, note: {}, run: {run}, cd: {}, flow: {flow}, rewrites: {rewrites} }}",
             opt(&r.act, |a| format!("Act::{a:?}")),
             sels[0],
             sels[1],
             sels[2],
             sels[3],
             sels[4],
-            opt(&r.verb, |s| str_(s)),
             opt(&r.note, |n| format!("PathNote::{n:?}")),
             sels[5],
         )
@@ -234,9 +293,9 @@ impl Baker {
                 v.icase
             ),
         };
-        let any = self.list("Cond", &c.any, |b, c| b.cond(c));
-        let not = self.list("Cond", &c.not, |b, c| b.cond(c));
-        let input = self.list("Carried", &c.input, |_, c| format!("Carried::{c:?}"));
+        let any = self.list(Pool::Conds, &c.any, |b, c| b.cond(c));
+        let not = self.list(Pool::Conds, &c.not, |b, c| b.cond(c));
+        let input = self.list(Pool::Carried, &c.input, |_, c| format!("Carried::{c:?}"));
         format!(
             "Cond {{ option: {}, no_option: {}, arg0: {}, args_any: {}, word: {}, every_word: {}, value: {value}, no_args: {:?}, min_args: {:?}, elevated: {:?}, input: {input}, credential_arg: {:?}, literal: {:?}, icase: {}, any: {any}, not: {not} }}",
             self.strs(&c.option),
@@ -255,7 +314,7 @@ impl Baker {
     }
 
     fn sel(&mut self, s: &Sel) -> String {
-        let picks = self.list("Pick", &s.0, |b, p| match p {
+        let picks = self.list(Pool::Picks, &s.0, |b, p| match p {
             Pick::Arg(i) => format!("Pick::Arg({i})"),
             Pick::Args { from, to } => format!("Pick::Args {{ from: {from}, to: {to:?} }}"),
             Pick::Opt(names) => format!("Pick::Opt({})", b.strs(names)),
@@ -278,10 +337,6 @@ impl Baker {
             r.skip, r.elevated, r.input_args
         )
     }
-}
-
-fn str_(s: &str) -> String {
-    format!("Cow::Borrowed({s:?})")
 }
 
 fn opt<T>(o: &Option<T>, f: impl Fn(&T) -> String) -> String {

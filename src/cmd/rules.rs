@@ -216,7 +216,7 @@ fn describe_rule(r: &Rule, pad: &str) -> String {
 
 fn describe_cond(c: &Cond) -> String {
     let mut parts = Vec::new();
-    let list = |l: &[std::borrow::Cow<'static, str>]| l.join("|");
+    let list = |l: &[crate::classify::pack::schema::Str]| l.join("|");
     if !c.option.is_empty() {
         parts.push(format!("option {}", list(&c.option)));
     }

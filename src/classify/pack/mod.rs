@@ -15,11 +15,37 @@ use schema::{Entry, Pack};
 /// The packs compiled into the binary.
 #[allow(clippy::all, missing_docs)]
 mod builtin {
-    use std::borrow::Cow;
-
     use super::schema::*;
 
     include!(concat!(env!("OUT_DIR"), "/packs.rs"));
+}
+
+/// The tables the built-in packs' strings and lists are ranges of ([`schema::Str`]).
+mod tables {
+    use super::builtin;
+    use super::schema::{Carried, Cond, Entry, Pick, Rule, Str};
+
+    pub fn strings() -> &'static str {
+        builtin::STRINGS
+    }
+    pub fn strs() -> &'static [Str] {
+        &builtin::STRS
+    }
+    pub fn entries() -> &'static [Entry] {
+        &builtin::ENTRIES
+    }
+    pub fn rules() -> &'static [Rule] {
+        &builtin::RULES
+    }
+    pub fn conds() -> &'static [Cond] {
+        &builtin::CONDS
+    }
+    pub fn carried() -> &'static [Carried] {
+        &builtin::CARRIED
+    }
+    pub fn picks() -> &'static [Pick] {
+        &builtin::PICKS
+    }
 }
 
 /// Returns the built-in packs.
@@ -64,7 +90,7 @@ pub fn lookup(user: &'static [Pack], name: &str) -> Option<Found> {
         }
     }
     let packs = &builtin::PACKS;
-    if let Ok(i) = builtin::INDEX.binary_search_by(|(n, _, _)| (*n).cmp(name)) {
+    if let Ok(i) = builtin::INDEX.binary_search_by(|(n, _, _)| n.as_str().cmp(name)) {
         let (_, p, e) = builtin::INDEX[i];
         let pack = &packs[usize::from(p)];
         return Some(Found {
@@ -73,10 +99,10 @@ pub fn lookup(user: &'static [Pack], name: &str) -> Option<Found> {
             user: false,
         });
     }
-    let catch_all = builtin::PATTERNS.iter().find(|(n, _, _)| *n == "*");
+    let catch_all = builtin::PATTERNS.iter().find(|(n, _, _)| n == "*");
     builtin::PATTERNS
         .iter()
-        .filter(|(n, _, _)| *n != "*")
+        .filter(|(n, _, _)| n != "*")
         .find(|(n, _, _)| schema::wildcard(n, name))
         .or(catch_all)
         .map(|&(_, p, e)| {
@@ -95,13 +121,17 @@ mod tests {
 
     #[test]
     fn the_index_is_sorted_and_finds_every_program() {
-        assert!(builtin::INDEX.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(
+            builtin::INDEX
+                .windows(2)
+                .all(|w| w[0].0.as_str() < w[1].0.as_str())
+        );
         for p in builtin() {
             for e in p.programs.iter() {
                 for n in e.name.0.iter().filter(|n| !n.contains('*')) {
                     let f = lookup(&[], n).unwrap();
                     assert!(std::ptr::eq(f.entry, e), "{n}");
-                    assert_eq!(f.pack, p.pack);
+                    assert_eq!(f.pack, p.pack.as_str());
                 }
             }
         }

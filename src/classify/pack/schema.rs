@@ -3,19 +3,195 @@
 //!
 //! `build.rs` includes this file, reads `packs/*.yaml` into these types, checks them
 //! ([`check`]) and writes them out as static tables; user packs are read into the same types
-//! at run time. So nothing here may name the crate, and every list and string is a `Cow`:
-//! borrowed from the binary for built-in packs, owned for a user's.
+//! at run time. So nothing here may name the crate. Every string and list is a [`Str`] or a
+//! [`List`]: a range of the built-in tables for built-in packs (`super::tables`, which the
+//! including module provides), owned for a user's. A range is two numbers, not a pointer,
+//! so the built-in tables hold no address: the binary needs no relocation of them at start
+//! (in a position-independent executable, ~1.2 MB of pointers were rewritten at every hook).
 
-use std::borrow::Cow;
 use std::fmt;
+use std::ops::Deref;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
 
-/// A string of a pack.
-pub type Str = Cow<'static, str>;
-/// A list of a pack.
-pub type List<T> = Cow<'static, [T]>;
+use super::tables;
+
+/// A string of a pack: `Table(offset, length)` in the built-in string table, or owned.
+#[derive(Clone)]
+pub enum Str {
+    /// A range of [`tables::strings`].
+    Table(u32, u32),
+    /// A string of a user's pack.
+    Owned(String),
+}
+
+impl Str {
+    /// Returns an owned string.
+    pub fn owned(s: impl Into<String>) -> Self {
+        Self::Owned(s.into())
+    }
+
+    /// Returns the text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Table(at, len) => &tables::strings()[*at as usize..(*at + *len) as usize],
+            Self::Owned(s) => s,
+        }
+    }
+}
+
+impl Deref for Str {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::borrow::Borrow<str> for Str {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Str {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Default for Str {
+    fn default() -> Self {
+        Self::Owned(String::new())
+    }
+}
+
+impl fmt::Debug for Str {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Str {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq for Str {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Str {}
+
+impl PartialEq<str> for Str {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<String> for Str {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Str {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl<'de> Deserialize<'de> for Str {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(Str::Owned)
+    }
+}
+
+/// Types whose built-in lists live in a table of [`tables`].
+pub trait Pooled: Sized + 'static {
+    /// The table.
+    fn pool() -> &'static [Self];
+}
+
+/// A list of a pack: `Table(offset, length)` in its element type's built-in table, or owned.
+#[derive(Clone)]
+pub enum List<T: 'static> {
+    /// A range of `T::pool()`.
+    Table(u32, u32),
+    /// A list of a user's pack.
+    Owned(Vec<T>),
+}
+
+impl<T: Pooled> List<T> {
+    /// Returns the items.
+    pub fn as_slice(&self) -> &[T] {
+        match self {
+            Self::Table(at, len) => &T::pool()[*at as usize..(*at + *len) as usize],
+            Self::Owned(v) => v,
+        }
+    }
+}
+
+impl<T: Pooled> Deref for List<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T> Default for List<T> {
+    fn default() -> Self {
+        Self::Owned(Vec::new())
+    }
+}
+
+impl<T: Pooled + fmt::Debug> fmt::Debug for List<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl<T: Pooled + PartialEq> PartialEq for List<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<T: Pooled + Eq> Eq for List<T> {}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<T>::deserialize(d).map(List::Owned)
+    }
+}
+
+impl<T> From<Vec<T>> for List<T> {
+    fn from(v: Vec<T>) -> Self {
+        Self::Owned(v)
+    }
+}
+
+macro_rules! pooled {
+    ($($t:ty => $f:ident),* $(,)?) => {
+        $(impl Pooled for $t {
+            fn pool() -> &'static [Self] {
+                tables::$f()
+            }
+        })*
+    };
+}
+
+pooled!(
+    Str => strs,
+    Entry => entries,
+    Rule => rules,
+    Cond => conds,
+    Carried => carried,
+    Pick => picks,
+);
 
 /// One pack file: a family of programs.
 #[derive(Debug, Clone, Deserialize)]
@@ -99,7 +275,7 @@ impl<'de> Deserialize<'de> for Names {
                 f.write_str("a name or a list of names")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Names, E> {
-                Ok(Names(Cow::Owned(vec![Cow::Owned(v.to_owned())])))
+                Ok(Names(List::Owned(vec![Str::owned(v)])))
             }
             fn visit_bool<E: de::Error>(self, v: bool) -> Result<Names, E> {
                 self.visit_str(if v { "true" } else { "false" })
@@ -113,9 +289,9 @@ impl<'de> Deserialize<'de> for Names {
             fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Names, A::Error> {
                 let mut v = Vec::new();
                 while let Some(s) = seq.next_element::<String>()? {
-                    v.push(Cow::Owned(s));
+                    v.push(Str::Owned(s));
                 }
-                Ok(Names(Cow::Owned(v)))
+                Ok(Names(List::Owned(v)))
             }
         }
         d.deserialize_any(V)
@@ -263,7 +439,7 @@ impl<'de> Deserialize<'de> for Recursive {
         }
         Ok(match R::deserialize(d)? {
             R::Fixed(b) => Recursive::Fixed(b),
-            R::When(v) => Recursive::When(Cow::Owned(v.into_iter().map(Cow::Owned).collect())),
+            R::When(v) => Recursive::When(List::Owned(v.into_iter().map(Str::Owned).collect())),
         })
     }
 }
@@ -432,7 +608,7 @@ impl std::str::FromStr for Sel {
         for alt in s.split('|') {
             picks.push(alt.trim().parse::<Pick>()?);
         }
-        Ok(Sel(Cow::Owned(picks)))
+        Ok(Sel(List::Owned(picks)))
     }
 }
 
@@ -454,12 +630,12 @@ impl std::str::FromStr for Pick {
         if let Some(inner) = s.strip_prefix("opt(").and_then(|r| r.strip_suffix(')')) {
             let names: Vec<Str> = inner
                 .split(',')
-                .map(|n| Cow::Owned(n.trim().to_owned()))
+                .map(|n| Str::owned(n.trim()))
                 .collect();
             if names.iter().any(|n| !n.starts_with('-') || n.len() < 2) {
                 return Err(format!("`{s}`: option names start with `-`"));
             }
-            return Ok(Pick::Opt(Cow::Owned(names)));
+            return Ok(Pick::Opt(List::Owned(names)));
         }
         let inner = s
             .strip_prefix("args[")
