@@ -104,7 +104,11 @@ pub fn compile(dir: &Path, out: &Path) -> Result<(), String> {
         "/// Program name patterns in pack order: (pattern, pack, program).\npub static PATTERNS: [(Str, u16, u16); {}] = [{pattern_rows}];\n",
         patterns.len(),
     );
-    let _ = writeln!(code, "/// Every string of the packs.\npub static STRINGS: &str = {:?};\n", b.strings);
+    let _ = writeln!(
+        code,
+        "/// Every string of the packs.\npub static STRINGS: &str = {:?};\n",
+        b.strings
+    );
     for (name, ty, pool) in [
         ("STRS", "Str", &b.strs),
         ("ENTRIES", "Entry", &b.entries),

@@ -628,10 +628,7 @@ impl std::str::FromStr for Pick {
             _ => {}
         }
         if let Some(inner) = s.strip_prefix("opt(").and_then(|r| r.strip_suffix(')')) {
-            let names: Vec<Str> = inner
-                .split(',')
-                .map(|n| Str::owned(n.trim()))
-                .collect();
+            let names: Vec<Str> = inner.split(',').map(|n| Str::owned(n.trim())).collect();
             if names.iter().any(|n| !n.starts_with('-') || n.len() < 2) {
                 return Err(format!("`{s}`: option names start with `-`"));
             }
