@@ -475,30 +475,33 @@ fn is_progress(line: &str) -> bool {
     .any(|p| l.starts_with(p))
 }
 
+/// Returns the lines of an error text that may say what went wrong: not blank, not progress
+/// (`Compiling …`), not in a warning block (from a warning's first line to a blank line or
+/// the start of an error).
+fn error_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut in_warning = false;
+    text.lines().filter(move |raw| {
+        if raw.trim().is_empty() {
+            in_warning = false;
+            return false;
+        }
+        if is_warning_start(raw) {
+            in_warning = true;
+            return false;
+        }
+        if is_error_start(raw) {
+            in_warning = false;
+        }
+        !in_warning && !is_progress(raw)
+    })
+}
+
 /// Returns the normalised form of an error text (see the module documentation): each line
 /// normalised, warnings and progress lines dropped, the rest sorted and deduplicated so the
 /// same failures printed in another order are one error.
 pub fn normalize_error(error: &str) -> String {
     let text = strip_ansi(error);
-    let mut kept: Vec<String> = Vec::new();
-    let mut in_warning = false;
-    for raw in text.lines() {
-        if raw.trim().is_empty() {
-            in_warning = false;
-            continue;
-        }
-        if is_warning_start(raw) {
-            in_warning = true;
-            continue;
-        }
-        if is_error_start(raw) {
-            in_warning = false;
-        }
-        if in_warning || is_progress(raw) {
-            continue;
-        }
-        kept.push(normalize_line(raw));
-    }
+    let mut kept: Vec<String> = error_lines(&text).map(normalize_line).collect();
     if kept.is_empty() {
         // Only warnings: they are the message.
         kept = text
@@ -680,29 +683,14 @@ pub fn headline(error: &str) -> String {
     let mut exit_code: Option<&str> = None;
     let mut first: Option<&str> = None;
     let mut signal: [Option<&str>; 2] = [None, None];
-    let mut in_warning = false;
-    for raw in text.lines() {
+    for raw in error_lines(&text) {
         let line = raw.trim();
-        if line.is_empty() {
-            in_warning = false;
-            continue;
-        }
         if exit_code.is_none()
             && first.is_none()
             && line.starts_with("Exit code")
             && line["Exit code".len()..].trim().parse::<i64>().is_ok()
         {
             exit_code = Some(line);
-            continue;
-        }
-        if is_warning_start(raw) {
-            in_warning = true;
-            continue;
-        }
-        if is_error_start(raw) {
-            in_warning = false;
-        }
-        if in_warning || is_progress(raw) {
             continue;
         }
         if first.is_none() {
