@@ -101,9 +101,22 @@ pub(super) fn is_random_value(name: &str, value: &str) -> bool {
     changes * 4 >= b.len() && !made_of_words(b) && entropy(b) >= MIN_ENTROPY
 }
 
-/// Whether a text is words, numbers and separators: each letter run lower case (of 2 or more)
-/// or capitalised (one upper-case letter, then lower-case ones).
+/// Whether a text is words, numbers and separators: each part between separators is a word
+/// form ([`word_form`]) or a short lower-case hex part (`observed-output-7f3a`, `build-2a9c`).
 fn made_of_words(b: &[u8]) -> bool {
+    b.split(|c| matches!(c, b'-' | b'_' | b'.' | b'/' | b'+' | b'='))
+        .all(|part| {
+            word_form(part)
+                || (part.len() <= 8
+                    && part
+                        .iter()
+                        .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c)))
+        })
+}
+
+/// Whether a text is words and numbers: each letter run lower case (of 2 or more) or
+/// capitalised (one upper-case letter, then lower-case ones).
+fn word_form(b: &[u8]) -> bool {
     let mut i = 0;
     let lower_run = |from: usize| {
         b[from..]
@@ -145,6 +158,17 @@ fn ordinary_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_with_a_short_hex_part_are_not_keys() {
+        for (name, value) in [
+            ("stdout", "observed-output-7f3a"),
+            ("NAME", "release-build-2024-9c1e"),
+            ("branch", "feature-login-form-3a"),
+        ] {
+            assert!(!is_random_value(name, value), "{name}={value}");
+        }
+    }
 
     #[test]
     fn random_values_under_any_name_are_keys() {
