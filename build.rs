@@ -38,6 +38,10 @@ mod tables {
     }
 }
 
+#[path = "src/classify/pack/strs.rs"]
+#[allow(dead_code)]
+mod strs;
+
 #[path = "src/classify/pack/schema.rs"]
 #[allow(dead_code)]
 mod schema;

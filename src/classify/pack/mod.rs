@@ -4,6 +4,7 @@
 
 pub mod check;
 pub mod schema;
+pub mod strs;
 
 pub(crate) mod matcher;
 pub mod user;
