@@ -42,9 +42,8 @@ const MUSL: &str = "x86_64-unknown-linux-musl";
 ///
 /// Not the `oath` that `cargo bench` builds beside this benchmark (`CARGO_BIN_EXE_oath`): with
 /// the dev-dependencies in the build, Cargo unifies more features into shared crates (clap's
-/// `env` and `wrap_help`, regex's Unicode tables, ...), so that binary is larger, its symbols
-/// differ and the hot-function order (`linker/hot-functions.txt`) finds none of them: it took 25
-/// more page faults per hook and ~0.3 ms more than the release binary here.
+/// `env` and `wrap_help`, regex's Unicode tables, ...), so that binary is larger and is not
+/// the one users install.
 fn builds() -> Vec<Build> {
     if let Some(bins) = std::env::var("OATH_BENCH_BIN")
         .ok()
@@ -572,7 +571,7 @@ fn floors(project: &Path, noops: &[NoOps]) {
 
 /// Peak RSS (KiB) and minor page faults of one hook run, from `/usr/bin/time`. Page faults
 /// are a large part of a hook's cost on virtual machines (each maps a page through the
-/// hypervisor); the hot-function order of `linker/hot-functions.txt` is meant to keep them low.
+/// hypervisor).
 fn resources(bin: &str, case: &mut Case, env: &Env) -> Option<(u64, u64)> {
     let time = Path::new("/usr/bin/time");
     if !time.exists() {

@@ -13,7 +13,7 @@
 //! | files | [`project`] (where), [`state`] (locked atomic files), [`audit`], [`redact`], [`worktree`] (what git would lose) |
 //! | configuration | [`config`], [`suggest`] ("did you mean") |
 //! | people | [`cli`], [`cmd`], [`ui`], [`error`] |
-//! | ambient | [`clock`], [`env`](mod@env), [`startup`] (the glibc build's own start), [`watchdog`] (the hook's last word), [`links`] (where paths lead) |
+//! | ambient | [`clock`], [`env`](mod@env), [`watchdog`] (the hook's last word), [`links`] (where paths lead) |
 
 // Unsafe code is refused everywhere but in the signal handling of [`watchdog`], where each
 // block says why it is sound.
@@ -40,7 +40,6 @@ pub mod protocol;
 pub mod redact;
 pub mod rules;
 pub mod shell;
-pub mod startup;
 pub mod state;
 pub mod strike;
 pub mod suggest;
