@@ -77,22 +77,7 @@ pub const REDACT_LOOKAHEAD_BYTES: usize = 1024;
 /// SHA-256: a 1 MB Write is hashed on the PreToolUse path, and SHA-256 (1 ms per MB here,
 /// with the CPU's SHA instructions) costs as much as starting the process.
 pub fn truncate_with_digest(s: &str) -> String {
-    long_string_form(head_window(s), s.len(), &blake3::hash(s.as_bytes()))
-}
-
-/// The text a long string's head is cut from: the bytes past the cut are redacted with the
-/// head, so that a secret the cut goes through is still recognised.
-pub fn head_window(s: &str) -> &str {
-    let mut window = (MAX_STRING_BYTES + REDACT_LOOKAHEAD_BYTES).min(s.len());
-    while !s.is_char_boundary(window) {
-        window -= 1;
-    }
-    &s[..window]
-}
-
-/// [`truncate_with_digest`] of a string known by its [`head_window`], its size in bytes and
-/// its digest (a string digested as it was read, `protocol::stream`).
-pub fn long_string_form(window: &str, len: usize, digest: &blake3::Hash) -> String {
+    let (window, len, digest) = (head_window(s), s.len(), blake3::hash(s.as_bytes()));
     let marker = format!(
         "[... truncated by oath: {len} bytes, blake3 {}]",
         digest.to_hex()
@@ -105,6 +90,16 @@ pub fn long_string_form(window: &str, len: usize, digest: &blake3::Hash) -> Stri
         cut -= 1;
     }
     format!("{}{marker}", &head[..cut])
+}
+
+/// The text a long string's head is cut from: the bytes past the cut are redacted with the
+/// head, so that a secret the cut goes through is still recognised.
+fn head_window(s: &str) -> &str {
+    let mut window = (MAX_STRING_BYTES + REDACT_LOOKAHEAD_BYTES).min(s.len());
+    while !s.is_char_boundary(window) {
+        window -= 1;
+    }
+    &s[..window]
 }
 
 /// Serializes any value into a record field map (helper for typed records).

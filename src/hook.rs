@@ -7,7 +7,7 @@
 //! the same way.
 
 use std::cell::Cell;
-use std::io;
+use std::io::{self, Read};
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 use std::sync::Once;
@@ -20,8 +20,9 @@ use crate::config::{Config, OnError};
 use crate::gate;
 use crate::outcome;
 use crate::project::{Env, Project};
-use crate::protocol::stream::{self, Digested, Payload};
-use crate::protocol::{Answer, EventName, HookInput, InputError, PermissionDecision};
+use crate::protocol::{
+    Answer, EventName, HookInput, InputError, MAX_PAYLOAD_BYTES, PermissionDecision,
+};
 
 /// What a hook invocation depends on besides stdin.
 #[derive(Debug, Clone)]
@@ -68,21 +69,8 @@ impl Ctx {
 /// Runs the hook on the process's stdin and writes the answer; returns the exit code.
 pub fn run(event_hint: Option<String>) -> ExitCode {
     let ctx = Ctx::from_process(event_hint);
-    let stdin = io::stdin();
-    let pending = pending_bytes(&stdin);
-    let input = WidenAfterFirstRead {
-        stdin: stdin.lock(),
-        widen: pending >= stream::FULL_PIPE_BYTES,
-    };
-    let answer = match stream::read(input, pending) {
-        Ok(Payload {
-            broken: Some(e),
-            bytes,
-            ..
-        }) => refuse(&e, &bytes, &ctx),
-        Ok(Payload {
-            bytes, digested, ..
-        }) => run_guarded_owned(bytes, digested, &ctx),
+    let answer = match read_payload(io::stdin().lock()) {
+        Ok(bytes) => run_guarded(&bytes, &ctx),
         Err(e) => bad_input(
             ctx.event_hint.as_deref(),
             &format!("cannot read stdin: {e}"),
@@ -100,51 +88,15 @@ pub fn run(event_hint: Option<String>) -> ExitCode {
     ExitCode::from(code)
 }
 
-/// Bytes already waiting on stdin (`FIONREAD`; 0 when unknown): the read buffer starts at
-/// that size instead of growing to it by doubling, which copied each small step into fresh
-/// memory (~30 pages and ~120 KB of copying for a 1 MB payload).
-fn pending_bytes(stdin: &io::Stdin) -> usize {
-    rustix::io::ioctl_fionread(stdin).map_or(0, |n| usize::try_from(n).unwrap_or(0))
+/// Reads a payload: everything up to one byte past [`MAX_PAYLOAD_BYTES`], so that a larger
+/// one is refused by its size ([`HookInput::parse`]) without being held whole.
+fn read_payload(input: impl io::Read) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    input
+        .take(MAX_PAYLOAD_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
-
-/// Stdin, whose pipe is widened ([`widen_pipe`]) after the first read when it was full as
-/// oath started: it holds a large payload. Not before that read: the writer, woken by the
-/// room, would hold the pipe's lock while it copies, and the first read would wait for it.
-struct WidenAfterFirstRead<'a> {
-    stdin: io::StdinLock<'a>,
-    widen: bool,
-}
-
-impl io::Read for WidenAfterFirstRead<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let got = self.stdin.read(buf);
-        if std::mem::take(&mut self.widen) {
-            widen_pipe(&self.stdin);
-        }
-        got
-    }
-}
-
-/// The capacity a full pipe on stdin is widened to (ADR 0016): the writer then copies
-/// pieces ahead of the reader. 1 MB Write, interleaved runs: 0.08-0.1 ms faster than with
-/// the default pipe; a 1 MiB pipe gained nothing (the reader waits on the pipe's lock while
-/// the writer copies the whole payload in one go).
-#[cfg(any(target_os = "linux", target_os = "android"))]
-const WIDE_PIPE_BYTES: usize = 256 << 10;
-
-/// Two `fcntl`s; a pipe already that wide (the default on kernels with 64 KiB pages) is left
-/// alone, and when stdin is not a pipe or the kernel refuses (the per-user pipe quota),
-/// nothing changes.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-fn widen_pipe(stdin: &impl std::os::fd::AsFd) {
-    if rustix::pipe::fcntl_getpipe_size(stdin).is_ok_and(|n| n < WIDE_PIPE_BYTES) {
-        let _ = rustix::pipe::fcntl_setpipe_size(stdin, WIDE_PIPE_BYTES);
-    }
-}
-
-/// Other systems have no call to resize a pipe.
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn widen_pipe<T>(_stdin: &T) {}
 
 thread_local! {
     /// Whether this thread is inside [`run_guarded`], whose panics are answered, not printed.
@@ -170,29 +122,6 @@ fn install_quiet_panic_hook() {
 /// Runs [`run_input`] catching panics (answered like any internal error).
 pub fn run_guarded(bytes: &[u8], ctx: &Ctx) -> Answer {
     guarded(|| run_input(bytes, ctx), || sniff_event(bytes), ctx)
-}
-
-/// [`run_guarded`] of the payload read from stdin, which it may keep: in a large payload
-/// the first large value of a key takes over the buffer instead of being copied
-/// ([`HookInput::parse_owned`]; a 1 MB Write then touches one fresh megabyte, not two to
-/// four).
-fn run_guarded_owned(bytes: Vec<u8>, digested: Option<Digested>, ctx: &Ctx) -> Answer {
-    // The bytes are gone by the time an answer could panic: the event is noted on parsing.
-    let event = std::cell::RefCell::new(None);
-    guarded(
-        || match HookInput::parse_owned(bytes, ctx.event_hint.as_deref()) {
-            Ok(input) => {
-                *event.borrow_mut() = input.str_field("hook_event_name").map(str::to_owned);
-                if let Some(why) = digested.and_then(|d| d.disagreement(&input)) {
-                    return bad_input(Some(input.event.as_str()), &why, ctx);
-                }
-                answer_input(&input, ctx)
-            }
-            Err((e, bytes)) => refuse(&e, &bytes, ctx),
-        },
-        || event.take(),
-        ctx,
-    )
 }
 
 /// Runs `run` catching panics, answered like any internal error for the event `event()`
@@ -450,40 +379,27 @@ mod tests {
         assert_eq!(a.event(), &EventName::Stop);
     }
 
-    /// The payload read from stdin answers as the same bytes borrowed do, large or small,
-    /// broken or whole.
+    /// A payload over the cap is read only one byte past it, and refused by its size with
+    /// the PreToolUse fail mode named on the command line.
     #[test]
-    fn owned_and_borrowed_payloads_answer_alike() {
-        let content = "x".repeat(200 * 1024);
-        let write = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
-            "tool_name": "Write", "tool_use_id": "t",
-            "tool_input": {"file_path": "/etc/passwd", "content": content}})
-        .to_string();
-        let broken = format!("{{\"hook_event_name\":\"PreToolUse\",\"x\":\"{content}");
-        // Source code: escapes on every line, a secret to redact, a character beyond ASCII.
-        let code =
-            "fn main() {\n\tlet key = \"AKIAIOSFODNN7EXAMPLE\"; // \u{1F600}\n}\n".repeat(4000);
-        let edit = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
-            "tool_name": "Write", "tool_use_id": "t",
-            "tool_input": {"file_path": "src/main.rs", "content": code}})
-        .to_string();
-        for payload in [
-            write.as_bytes(),
-            edit.as_bytes(),
-            broken.as_bytes(),
-            b"{\"hook_event_name\":\"Stop\"}",
-        ] {
-            let answer = |owned: bool| {
-                let dir = tempfile::tempdir().unwrap();
-                let ctx = Ctx::in_dir(dir.path(), Timestamp::from_unix(0), None);
-                let a = if owned {
-                    run_guarded_owned(payload.to_vec(), None, &ctx)
-                } else {
-                    run_guarded(payload, &ctx)
-                };
-                (a.to_json(), a.stderr_lines().to_vec(), a.exit_code())
-            };
-            assert_eq!(answer(true), answer(false));
-        }
+    fn a_payload_over_the_cap_is_not_held_whole() {
+        let over = io::repeat(b' ').take(MAX_PAYLOAD_BYTES as u64 * 2);
+        let bytes = read_payload(over).unwrap();
+        assert_eq!(bytes.len(), MAX_PAYLOAD_BYTES + 1);
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx::in_dir(
+            dir.path(),
+            Timestamp::from_unix(0),
+            Some("PreToolUse".into()),
+        );
+        let a = run_guarded(&bytes, &ctx);
+        assert_eq!(a.permission(), Some(PermissionDecision::Ask));
+        assert!(
+            a.stderr_lines().iter().any(|l| l.contains("exceeds")),
+            "{:?}",
+            a.stderr_lines()
+        );
+        let small = read_payload(&b"{\"hook_event_name\":\"Stop\"}"[..]).unwrap();
+        assert_eq!(run_guarded(&small, &ctx).exit_code(), 0);
     }
 }

@@ -119,7 +119,7 @@ pub enum InputError {
 }
 
 /// Returns the payload as text: within the size cap, UTF-8, not blank.
-pub(super) fn payload_text(bytes: &[u8]) -> Result<&str, InputError> {
+fn payload_text(bytes: &[u8]) -> Result<&str, InputError> {
     if bytes.len() > MAX_PAYLOAD_BYTES {
         return Err(InputError::TooLarge {
             size: bytes.len(),
@@ -175,26 +175,6 @@ impl HookInput {
             return Err(InputError::NotObject);
         };
         Ok(Self::from_map(raw, event_hint))
-    }
-
-    /// [`HookInput::parse`] of a payload it may keep: in a large payload, the first string of
-    /// 64 KiB or more (as written, escapes included) that is the value of a key (a Write's
-    /// content) is unescaped where it lies and takes over the payload's buffer instead of
-    /// being copied out of it (`src/protocol/adopt.rs`). The same value either way; on an
-    /// error the bytes are handed back with it.
-    pub fn parse_owned(
-        bytes: Vec<u8>,
-        event_hint: Option<&str>,
-    ) -> Result<Self, (InputError, Vec<u8>)> {
-        if bytes.len() < super::adopt::ADOPT_MIN_BYTES {
-            return Self::parse(&bytes, event_hint).map_err(|e| (e, bytes));
-        }
-        match super::adopt::parse(bytes)? {
-            super::adopt::Parsed::Object(raw) => Ok(Self::from_map(raw, event_hint)),
-            super::adopt::Parsed::Copy(bytes) => {
-                Self::parse(&bytes, event_hint).map_err(|e| (e, bytes))
-            }
-        }
     }
 
     /// Builds the typed view of an already parsed payload object.
@@ -330,27 +310,6 @@ mod tests {
         assert_eq!(input.event, EventName::Stop);
         let input = HookInput::parse(br#"{"hook_event_name":"Brand"}"#, Some("Stop")).unwrap();
         assert_eq!(input.event, EventName::Other("Brand".into()));
-    }
-
-    /// The owned parse gives the borrowed one's payload: with a large string, with a
-    /// repeated key (parsed the copying way), small, and broken.
-    #[test]
-    fn owned_and_borrowed_parses_agree() {
-        let big = "x".repeat(super::super::adopt::ADOPT_MIN_BYTES);
-        for text in [
-            format!(r#"{{"hook_event_name":"PreToolUse","tool_input":{{"content":"{big}"}}}}"#),
-            format!(r#"{{"k":"{big}","k":1,"hook_event_name":"Stop"}}"#),
-            r#"{"hook_event_name":"Stop"}"#.to_owned(),
-        ] {
-            let owned = HookInput::parse_owned(text.clone().into_bytes(), None).unwrap();
-            let borrowed = HookInput::parse(text.as_bytes(), None).unwrap();
-            assert_eq!(owned.raw, borrowed.raw);
-            assert_eq!(owned.event, borrowed.event);
-        }
-        let broken = format!(r#"{{"a":"{big}""#);
-        let (e, back) = HookInput::parse_owned(broken.clone().into_bytes(), None).unwrap_err();
-        assert_eq!(e, HookInput::parse(broken.as_bytes(), None).unwrap_err());
-        assert_eq!(back, broken.as_bytes());
     }
 
     #[test]

@@ -118,11 +118,10 @@ fn every_hook_event_reaches_oath_and_pre_joins_outcome() {
     }
 }
 
-/// A Write of a long file from the real client: the PreToolUse reads the content as it
-/// arrives (its head, size and digest; `protocol::stream`), the file is written whole, and the
-/// pre record names the digest of what was written.
+/// A Write of a long file from the real client: the pre record keeps the content's head,
+/// size and digest, the file is written whole, and the digest is that of what was written.
 #[test]
-fn a_long_write_is_digested_on_its_way_and_written_whole() {
+fn a_long_write_is_recorded_by_its_digest_and_written_whole() {
     let Some(p) = Project::new() else { return };
     let out = p.root().join("big.rs");
     let content = "fn main() {\n\tprintln!(\"é 😀 \\\\ done\");\n}\n".repeat(8_000);

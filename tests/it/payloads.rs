@@ -465,44 +465,6 @@ fn payloads_around_the_read_buffer_sizes_arrive_whole() {
     }
 }
 
-/// A pipe that is full when the hook starts holds a large payload: the hook widens it, so
-/// that the writer copies ahead of the reader (ADR 0016); a small payload leaves it as it
-/// is. The pipe is the writer's too: its capacity is read here after the hook is done.
-#[cfg(target_os = "linux")]
-#[test]
-fn a_pipe_full_at_start_is_widened() {
-    use std::io::Write;
-    let env = TestEnv::new();
-    for (content_len, widened) in [(1 << 20, true), (100, false)] {
-        let payload = json!({"hook_event_name":"PreToolUse","session_id":"pipe",
-            "tool_name":"Write","tool_use_id":"t1",
-            "tool_input":{"file_path":"notes.txt","content": "a".repeat(content_len)}})
-        .to_string();
-        let (reader, mut writer) = std::io::pipe().unwrap();
-        let default = rustix::pipe::fcntl_getpipe_size(&writer).unwrap();
-        // What fills the pipe is written before the hook starts: no race with its first look.
-        let first = payload.len().min(default);
-        writer.write_all(&payload.as_bytes()[..first]).unwrap();
-        let mut cmd = env.hook_command();
-        cmd.stdin(reader);
-        let child = cmd.spawn().unwrap();
-        writer.write_all(&payload.as_bytes()[first..]).unwrap();
-        let capacity = rustix::pipe::fcntl_getpipe_size(&writer).unwrap();
-        drop(writer);
-        let out = child.wait_with_output().unwrap();
-        let run = HookRun {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        };
-        check_run(&run, Some("PreToolUse"), "pipe");
-        // Kernels with 64 KiB pages start pipes at 1 MiB: nothing to widen there.
-        if default < 256 << 10 {
-            assert_eq!(capacity > default, widened, "{content_len}: {capacity}");
-        }
-    }
-}
-
 #[test]
 fn huge_payloads_under_the_cap_are_handled_and_over_the_cap_refused() {
     let env = TestEnv::new();
@@ -537,8 +499,8 @@ fn huge_payloads_under_the_cap_are_handled_and_over_the_cap_refused() {
     for line in audit.lines() {
         serde_json::from_str::<Value>(line).unwrap();
     }
-    // Every byte of the 20 MB crossed the pipe (the Write's content digested as it came): the
-    // Write's record names the digest of the whole content.
+    // Every byte of the 20 MB crossed the pipe: the Write's record names the digest of the
+    // whole content.
     let digest = blake3::hash(content.as_bytes()).to_hex();
     assert!(
         audit.contains(&format!("blake3 {digest}")),
@@ -553,8 +515,7 @@ fn huge_payloads_under_the_cap_are_handled_and_over_the_cap_refused() {
     assert_eq!(run.decision().as_deref(), Some("ask"));
     assert!(run.stderr.contains("exceeds"), "{}", clip(&run.stderr));
 
-    // A long content that breaks JSON's string rules is refused like any broken payload,
-    // though it was digested as it arrived.
+    // A long content that breaks JSON's string rules is refused like any broken payload.
     let content = format!("{}\u{1}", "x".repeat(100_000));
     let broken = format!(
         r#"{{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{{"file_path":"/tmp/x","content":"{content}"}}}}"#
@@ -568,20 +529,14 @@ fn huge_payloads_under_the_cap_are_handled_and_over_the_cap_refused() {
         clip(&run.stderr)
     );
 
-    // A repeated key after the digested content names another event: the hook answers for
-    // that event and says why it cannot use the payload.
+    // A repeated key names the event once more: the last one counts (serde_json's rule), and
+    // the answer is a valid one for it.
     let stop_after = format!(
         r#"{{"hook_event_name":"PreToolUse","session_id":"big","tool_name":"Write","tool_input":{{"file_path":"/tmp/x","content":"{}"}},"hook_event_name":"Stop"}}"#,
         "x".repeat(100_000)
     );
     let run = env.hook_raw(stop_after.as_bytes(), None);
     check_run(&run, Some("Stop"), "event repeated after the content");
-    assert!(
-        run.stderr
-            .contains("after a PreToolUse Write whose content was digested"),
-        "{}",
-        clip(&run.stderr)
-    );
 }
 
 // ---------------------------------------------------------------------------------------

@@ -236,8 +236,8 @@ fn three_strikes_then_ask_then_reset_after_approval() {
     );
 }
 
-/// A PreToolUse reads a Write's long content only as it streams by (its head, size and
-/// digest): the intent it escalates is the file's, whatever the content and the tool.
+/// A Write's long content is known by its head, size and digest: the intent it escalates is
+/// the file's, whatever the content and the tool.
 #[test]
 fn a_long_write_that_failed_three_times_is_asked_about() {
     let env = TestEnv::new();

@@ -22,6 +22,9 @@ pub const MAX_SUMMARY_CHARS: usize = 200;
 /// Longest headline (the "first line" of an error shown to people and the model).
 pub const MAX_HEADLINE_CHARS: usize = 160;
 
+/// Strings of an action at least this long are known by their audit form (head, size, digest).
+const LONG_STRING_BYTES: usize = 32 * 1024;
+
 pub use crate::redact::strip_ansi;
 
 /// Temp directory prefixes and how many path components after each are random.
@@ -562,9 +565,9 @@ fn canonical(v: &Value, out: &mut String) {
             }
             out.push(']');
         }
-        // A string this long is known by its audit form: a PreToolUse reads it no other way
-        // (`protocol::stream`), and the action key of the call must be the key of its failure.
-        Value::String(s) if s.len() >= crate::protocol::stream::DIGEST_MIN_BYTES => {
+        // A string this long (a Write's content) is known by its audit form: its size and
+        // digest tell it apart, and the key stays short.
+        Value::String(s) if s.len() >= LONG_STRING_BYTES => {
             out.push_str(&Value::String(crate::audit::truncate_with_digest(s)).to_string());
         }
         other => out.push_str(&other.to_string()),
