@@ -369,21 +369,6 @@ fn assignments_are_found_before_and_after_the_command_name() {
     assert_eq!(words("a=(1 2) b=3; echo $b")[1], ["echo", "3"]);
 }
 
-/// The patch is in force: `Cargo.lock` takes brush-parser from `vendor/`, not from crates.io
-/// (a `[patch]` that no longer matches the dependency is dropped with only a warning).
-#[test]
-fn brush_parser_is_the_patched_copy() {
-    let lock = include_str!("../../Cargo.lock");
-    let entry = lock
-        .split("[[package]]")
-        .find(|p| p.contains("name = \"brush-parser\""))
-        .expect("brush-parser in Cargo.lock");
-    assert!(
-        !entry.contains("source ="),
-        "brush-parser from a registry:{entry}"
-    );
-}
-
 #[test]
 fn variables_expand_within_a_budget() {
     let mut line = String::from("a=xxxxxxxxxx; v0=$a");
