@@ -199,10 +199,9 @@ fn parse_payload_1mb(bencher: divan::Bencher) {
     bencher.bench_local(|| oath::protocol::HookInput::parse(divan::black_box(&payload), None));
 }
 
-/// Reading a 1 MB Write of source code from stdin as the hook does: the content unescaped,
-/// checked and hashed as it arrives (`protocol::stream`), here from memory.
+/// Parsing a 1 MB Write of source code (an escape every few bytes).
 #[divan::bench]
-fn stream_read_1mb_code(bencher: divan::Bencher) {
+fn parse_1mb_code(bencher: divan::Bencher) {
     let code = "    let value = format!(\"{}\\t{}\", left, right); // step\n".repeat(17_000);
     let payload = serde_json::to_vec(&serde_json::json!({
         "hook_event_name": "PreToolUse",
@@ -210,7 +209,7 @@ fn stream_read_1mb_code(bencher: divan::Bencher) {
         "tool_input": {"file_path": "/p/src/lib.rs", "content": code},
     }))
     .expect("payload");
-    bencher.bench_local(|| oath::protocol::stream::read(divan::black_box(&payload[..]), 0));
+    bencher.bench_local(|| oath::protocol::HookInput::parse(divan::black_box(&payload), None));
 }
 
 /// Reading and writing back a full 3-strike log (`strikes.max_attempts` attempts, the
