@@ -4,7 +4,7 @@
 //! folder of files updated together, the folder's `.lock`: [`lock_dir`]), writes a temp file
 //! in the same directory (the locked folder), fsyncs it and renames it over the target, so a
 //! reader sees the old or the new file, never a torn one, and a writer killed mid-write
-//! leaves the old file.
+//! leaves the old file. The trust folder is such a folder of small files ([`trust`]).
 //! A file that cannot be read as its type (empty, truncated, garbage, a directory, a symlink)
 //! is moved aside as `<file>.corrupt-<stamp>` with a warning, and work goes on from defaults.
 //! Every record written here is redacted first ([`crate::redact`]): JSON files and log lines
@@ -12,6 +12,7 @@
 //! they are.
 
 mod store;
+pub mod trust;
 
 pub use store::{
     DirLock, FileLock, ReadOutcome, StateError, append_json_line, ensure_dir, from_slice_seed,

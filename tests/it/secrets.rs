@@ -370,7 +370,7 @@ fn secrets_are_redacted_in_every_file_oath_writes() {
         "/audit/sec.jsonl",
         "/sessions/sec.json",
         "errors.json",
-        "trust-scores.json",
+        "/trust/domains/",
         "/hurikaeri/kpt-",
     ] {
         assert!(has(part), "no file {part} was written");
