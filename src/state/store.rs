@@ -216,6 +216,50 @@ where
     result
 }
 
+/// [`update_json`] for a file whose values are redacted as they are made, so its rewrite
+/// needs no redaction pass and costs what parsing and printing it cost, however many strings
+/// it holds: every string a `change` puts in `T` was redacted where it was built (or is
+/// oath's own: a time, a hash, a status word), and the strings `T` held came from the file,
+/// which oath wrote redacted (what [`update_json`] assumes of them too).
+///
+/// Used by the 3-strike files, whose new attempts are redacted whole as they are made
+/// (`strike::new_failure`); a type without that discipline uses [`update_json`].
+pub fn update_json_redacted_at_entry<T, R>(
+    path: &Path,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+    default: impl FnOnce() -> T,
+    change: impl FnOnce(&mut T) -> (bool, R),
+) -> Result<R, StateError>
+where
+    T: Serialize + DeserializeOwned,
+{
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+    let lock = take_lock(&lock_path(path), now, warnings)?;
+    sweep_stale_temps(dir);
+    let mut value = match read_json::<T>(path) {
+        ReadOutcome::Ok(v) => v,
+        ReadOutcome::Missing => default(),
+        ReadOutcome::Corrupt(reason) => {
+            warnings.push(quarantine_warning(path, &reason, now));
+            default()
+        }
+    };
+    let (changed, result) = change(&mut value);
+    if changed {
+        let mut bytes =
+            serde_json::to_vec_pretty(&value).map_err(|source| StateError::Serialize {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        bytes.push(b'\n');
+        write_atomic_in(dir, path, &bytes)?;
+    }
+    drop(lock);
+    Ok(result)
+}
+
 /// The exclusive lock of one state file (its sidecar `<file>.lock`), held until dropped.
 #[derive(Debug)]
 pub struct FileLock {
