@@ -15,9 +15,9 @@ use crate::phase::Phase;
 use crate::project::{Env, Project};
 use crate::protocol::{Answer, HookInput};
 use crate::rules::Subject;
-use crate::state::{self, ReadOutcome};
+use crate::state::trust::TrustStore;
 use crate::strike;
-use crate::trust::{self, OneDomain};
+use crate::trust;
 
 /// Everything the gate computed for one call (also what `oath explain` prints).
 #[derive(Debug, Clone)]
@@ -133,23 +133,8 @@ pub fn evaluate(
         ctx = ctx.with_user_packs(user.packs);
     }
     let class = classify::classify(tool_name, tool_input, &ctx);
-    // One domain of the trust file is read; the others are skipped unbuilt.
-    let domain = class.domain.as_str();
-    let trust_path = project.trust_file();
-    let read = state::read_json_with(&trust_path, |bytes| {
-        state::from_slice_seed(bytes, OneDomain(domain))
-    });
-    let held = match read {
-        ReadOutcome::Ok(d) => d,
-        ReadOutcome::Missing => None,
-        ReadOutcome::Corrupt(reason) => {
-            warnings.push(format!(
-                "{} is unreadable ({reason}); using the initial trust (the next update moves it aside)",
-                trust_path.display()
-            ));
-            None
-        }
-    };
+    // One domain's file is read (and the single file of earlier versions, until migrated).
+    let held = TrustStore::of(project).read_domain(class.domain.as_str(), warnings);
     let trust = trust::score_of(held.as_ref(), now, &config.trust);
     let phase = Phase::read(&project.phase_file());
     let commands: Vec<&str> = class

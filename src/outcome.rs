@@ -18,9 +18,9 @@ use crate::kpt;
 use crate::observers;
 use crate::project::{Env, Project};
 use crate::protocol::{Answer, EventName, HookInput};
-use crate::state;
+use crate::state::trust::TrustStore;
 use crate::strike;
-use crate::trust::{self, Outcome, TrustFile};
+use crate::trust::{self, DomainFile, Outcome};
 
 /// Returns whether a PostToolUse payload reports an error (older clients, MCP `isError`).
 fn reports_error(input: &HookInput) -> bool {
@@ -70,15 +70,14 @@ pub fn after_tool(
     };
     let update = if apply {
         let params = &config.trust;
-        match state::update_json(
-            &project.trust_file(),
+        match TrustStore::of(project).update_domain(
+            domain,
             now,
+            params,
             &mut warnings,
-            || TrustFile::new(params, now),
-            |file: &mut TrustFile| {
-                let u = trust::apply_outcome(
+            |file: &mut DomainFile| {
+                let u = trust::apply_to_domain(
                     file,
-                    domain,
                     outcome,
                     input.tool_use_id.as_deref(),
                     now,

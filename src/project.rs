@@ -126,8 +126,14 @@ impl Project {
         }
     }
 
-    /// Returns the trust scores file.
-    pub fn trust_file(&self) -> PathBuf {
+    /// Returns the trust folder: one file per domain ([`crate::state::trust`]).
+    pub fn trust_dir(&self) -> PathBuf {
+        self.state_dir.join("trust")
+    }
+
+    /// Returns the single trust file of earlier versions, read until the first update moves
+    /// its domains into [`Project::trust_dir`].
+    pub fn legacy_trust_file(&self) -> PathBuf {
         self.state_dir.join("trust-scores.json")
     }
 

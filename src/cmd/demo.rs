@@ -16,8 +16,8 @@ use crate::clock::Timestamp;
 use crate::error::{CliError, Result};
 use crate::hook::{self, Ctx};
 use crate::project::{Env, Project};
-use crate::state::{self, ReadOutcome};
-use crate::trust::{RiskWeights, TrustFile};
+use crate::state::trust::TrustStore;
+use crate::trust::RiskWeights;
 use crate::ui;
 
 /// Instant the demo's clock starts at (one minute passes per step).
@@ -216,8 +216,8 @@ impl Runner {
             )
         };
         hook::run_guarded(&bytes, &self.ctx);
-        let file = match state::read_json::<TrustFile>(&self.project.trust_file()) {
-            ReadOutcome::Ok(f) => f,
+        let file = match TrustStore::of(&self.project).load(&mut Vec::new()) {
+            Ok(Some(f)) => f,
             _ => return Err(CliError::new("the hook wrote no trust file")),
         };
         let d = file

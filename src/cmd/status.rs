@@ -11,7 +11,7 @@ use crate::decide::{self, Inputs};
 use crate::error::{CliError, Result};
 use crate::phase::Phase;
 use crate::project::{Env, Project};
-use crate::state::{self, ReadOutcome};
+use crate::state::trust::TrustStore;
 use crate::trust::{DomainTrust, TrustFile, TrustParams, effective};
 use crate::ui;
 
@@ -51,17 +51,15 @@ pub fn run(args: &StatusArgs) -> Result<ExitCode> {
     let config = loaded.config;
     let params = &config.trust;
     let now = Timestamp::now();
-    let file = match state::read_json::<TrustFile>(&project.trust_file()) {
-        ReadOutcome::Ok(f) => Some(f),
-        ReadOutcome::Missing => None,
-        ReadOutcome::Corrupt(why) => {
-            return Err(CliError::new(format!(
-                "{} is unreadable: {why}",
-                project.trust_file().display()
-            ))
-            .hint("the next hook update moves it aside and starts from the initial scores"));
-        }
-    };
+    let mut warnings = Vec::new();
+    let loaded = TrustStore::of(&project).load(&mut warnings);
+    for w in &warnings {
+        ui::warn(w);
+    }
+    let file = loaded.map_err(|why| {
+        CliError::new(why)
+            .hint("the next hook update moves it aside and starts from the initial scores")
+    })?;
     if let Some(d) = &args.domain
         && Domain::parse(d).is_none()
         && !file.as_ref().is_some_and(|f| f.domains.contains_key(d))

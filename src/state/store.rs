@@ -166,13 +166,19 @@ pub fn read_text_file(path: &Path, limit: u64) -> io::Result<Option<String>> {
 
 /// Moves a corrupt file aside as `<file>.corrupt-<stamp>` and returns the new path.
 fn quarantine(path: &Path, now: Timestamp) -> io::Result<PathBuf> {
+    move_aside(path, "corrupt", now)
+}
+
+/// Moves a file (or whatever stands at `path`) aside as `<file>.<tag>-<stamp>`, with `-<n>`
+/// added when that name is taken, and returns the new path: nothing is ever overwritten.
+pub fn move_aside(path: &Path, tag: &str, now: Timestamp) -> io::Result<PathBuf> {
     let mut aside = path.as_os_str().to_owned();
-    aside.push(format!(".corrupt-{}", now.file_stamp()));
+    aside.push(format!(".{tag}-{}", now.file_stamp()));
     let mut aside = PathBuf::from(aside);
     let mut n = 1;
     while fs::symlink_metadata(&aside).is_ok() {
         let mut next = path.as_os_str().to_owned();
-        next.push(format!(".corrupt-{}-{n}", now.file_stamp()));
+        next.push(format!(".{tag}-{}-{n}", now.file_stamp()));
         aside = PathBuf::from(next);
         n += 1;
     }
@@ -203,66 +209,239 @@ where
 {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
-    let lock_file = lock_path(path);
-    let open_lock = || {
-        OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_file)
-    };
-    let lock = match open_lock() {
-        Ok(f) => f,
-        // A directory (or FIFO, socket) standing where the lock file should be would stop
-        // every update for good: move it aside like a corrupt file and try once more.
-        Err(e)
-            if fs::symlink_metadata(&lock_file)
-                .is_ok_and(|m| !m.is_file() && !m.file_type().is_symlink()) =>
-        {
-            match quarantine(&lock_file, now) {
-                Ok(aside) => warnings.push(format!(
-                    "{} was not a lock file ({e}); moved it to {}",
-                    lock_file.display(),
-                    aside.display()
-                )),
-                Err(_) => return Err(io_err("open lock", &lock_file)(e)),
-            }
-            open_lock().map_err(io_err("open lock", &lock_file))?
-        }
-        Err(e) => return Err(io_err("open lock", &lock_file)(e)),
-    };
-    wait_for_lock(&lock, &lock_file)?;
+    let lock = take_lock(&lock_path(path), now, warnings)?;
     sweep_stale_temps(dir);
-    // The strings the file holds were written redacted: the rewrite redacts only new ones.
-    let mut known = Hashes::default();
-    let read = read_json_with(path, |bytes| {
-        known = json_strings(bytes);
-        serde_json::from_slice(bytes)
-    });
-    let mut value = match read {
+    let result = read_modify_write(path, dir, now, warnings, |_| Ok(()), default, change);
+    drop(lock);
+    result
+}
+
+/// [`update_json`] for a file whose values are redacted as they are made, so its rewrite
+/// needs no redaction pass and costs what parsing and printing it cost, however many strings
+/// it holds: every string a `change` puts in `T` was redacted where it was built (or is
+/// oath's own: a time, a hash, a status word), and the strings `T` held came from the file,
+/// which oath wrote redacted (what [`update_json`] assumes of them too).
+///
+/// Used by the 3-strike files, whose new attempts are redacted whole as they are made
+/// (`strike::new_failure`); a type without that discipline uses [`update_json`].
+pub fn update_json_redacted_at_entry<T, R>(
+    path: &Path,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+    default: impl FnOnce() -> T,
+    change: impl FnOnce(&mut T) -> (bool, R),
+) -> Result<R, StateError>
+where
+    T: Serialize + DeserializeOwned,
+{
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+    let lock = take_lock(&lock_path(path), now, warnings)?;
+    sweep_stale_temps(dir);
+    let mut value = match read_json::<T>(path) {
         ReadOutcome::Ok(v) => v,
         ReadOutcome::Missing => default(),
         ReadOutcome::Corrupt(reason) => {
-            match quarantine(path, now) {
-                Ok(aside) => warnings.push(format!(
-                    "{} was unreadable ({reason}); moved it to {} and started from defaults",
-                    path.display(),
-                    aside.display()
-                )),
-                Err(e) => warnings.push(format!(
-                    "{} was unreadable ({reason}) and could not be moved aside ({e}); starting from defaults",
-                    path.display()
-                )),
-            }
+            warnings.push(quarantine_warning(path, &reason, now));
             default()
         }
     };
     let (changed, result) = change(&mut value);
     if changed {
-        write_json_known(path, &value, &known)?;
+        let mut bytes =
+            serde_json::to_vec_pretty(&value).map_err(|source| StateError::Serialize {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        bytes.push(b'\n');
+        write_atomic_in(dir, path, &bytes)?;
     }
     drop(lock);
     Ok(result)
+}
+
+/// The exclusive lock of one state file (its sidecar `<file>.lock`), held until dropped.
+#[derive(Debug)]
+pub struct FileLock {
+    _lock: File,
+}
+
+/// Takes the lock [`update_json`] takes for `path`, waiting at most [`LOCK_WAIT`]: for a
+/// reader that must not see the file change under it, or a writer that replaces it some
+/// other way (moving it aside).
+pub fn lock_file_of(
+    path: &Path,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+) -> Result<FileLock, StateError> {
+    take_lock(&lock_path(path), now, warnings).map(|lock| FileLock { _lock: lock })
+}
+
+/// Opens and takes the exclusive lock of `lock_file`, creating it. A directory (or FIFO,
+/// socket) standing where the lock file should be would stop every update for good: it is
+/// moved aside like a corrupt file, with a warning, and the open tried once more.
+fn take_lock(
+    lock_file: &Path,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+) -> Result<File, StateError> {
+    let open_lock = || {
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(lock_file)
+    };
+    let lock = match open_lock() {
+        Ok(f) => f,
+        Err(e)
+            if fs::symlink_metadata(lock_file)
+                .is_ok_and(|m| !m.is_file() && !m.file_type().is_symlink()) =>
+        {
+            match quarantine(lock_file, now) {
+                Ok(aside) => warnings.push(format!(
+                    "{} was not a lock file ({e}); moved it to {}",
+                    lock_file.display(),
+                    aside.display()
+                )),
+                Err(_) => return Err(io_err("open lock", lock_file)(e)),
+            }
+            open_lock().map_err(io_err("open lock", lock_file))?
+        }
+        Err(e) => return Err(io_err("open lock", lock_file)(e)),
+    };
+    wait_for_lock(&lock, lock_file)?;
+    Ok(lock)
+}
+
+/// The read-modify-write of [`update_json`], the caller holding the lock; the temp file is
+/// written in `tmp_dir` (on the same file system as `path`).
+fn read_modify_write<T, R>(
+    path: &Path,
+    tmp_dir: &Path,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+    check: impl FnOnce(&T) -> Result<(), String>,
+    default: impl FnOnce() -> T,
+    change: impl FnOnce(&mut T) -> (bool, R),
+) -> Result<R, StateError>
+where
+    T: Serialize + DeserializeOwned,
+{
+    // The strings the file holds were written redacted: the rewrite redacts only new ones.
+    let mut known = Hashes::default();
+    let read = read_json_with(path, |bytes| {
+        known = json_strings(bytes);
+        let value = serde_json::from_slice(bytes)?;
+        check(&value).map_err(<serde_json::Error as serde::de::Error>::custom)?;
+        Ok(value)
+    });
+    let mut value = match read {
+        ReadOutcome::Ok(v) => v,
+        ReadOutcome::Missing => default(),
+        ReadOutcome::Corrupt(reason) => {
+            warnings.push(quarantine_warning(path, &reason, now));
+            default()
+        }
+    };
+    let (changed, result) = change(&mut value);
+    if changed {
+        write_json_known(path, tmp_dir, &value, &known)?;
+    }
+    Ok(result)
+}
+
+/// Moves an unreadable state file aside and returns the warning that says so.
+pub fn quarantine_warning(path: &Path, reason: &str, now: Timestamp) -> String {
+    match quarantine(path, now) {
+        Ok(aside) => format!(
+            "{} was unreadable ({reason}); moved it to {} and started from defaults",
+            path.display(),
+            aside.display()
+        ),
+        Err(e) => format!(
+            "{} was unreadable ({reason}) and could not be moved aside ({e}); starting from defaults",
+            path.display()
+        ),
+    }
+}
+
+/// A folder of state files under one exclusive lock, `<dir>/.lock`, held from
+/// [`lock_dir`] until dropped. Its files are updated with [`DirLock::update_json`], which
+/// writes their temp files in the folder itself (also for files in its subfolders), so that
+/// the sweep of killed writers' temps reads a small folder however many files it holds.
+#[derive(Debug)]
+pub struct DirLock {
+    dir: PathBuf,
+    _lock: File,
+}
+
+/// Creates `dir` (moving aside, with a warning, anything but a directory standing there)
+/// and takes its lock, waiting at most [`LOCK_WAIT`]; sweeps killed writers' temp files.
+pub fn lock_dir(
+    dir: &Path,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+) -> Result<DirLock, StateError> {
+    ensure_dir(dir, now, warnings)?;
+    let lock = take_lock(&dir.join(".lock"), now, warnings)?;
+    sweep_stale_temps(dir);
+    Ok(DirLock {
+        dir: dir.to_path_buf(),
+        _lock: lock,
+    })
+}
+
+/// Creates a folder of oath's, moving aside what stands in its place (a file, a symbolic
+/// link: oath does not follow links in its state), with a warning.
+pub fn ensure_dir(
+    dir: &Path,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+) -> Result<(), StateError> {
+    match fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => return Ok(()),
+        Ok(_) => match move_aside(dir, "corrupt", now) {
+            Ok(aside) => warnings.push(format!(
+                "{} was not a folder; moved it to {}",
+                dir.display(),
+                aside.display()
+            )),
+            Err(e) => return Err(io_err("move aside", dir)(e)),
+        },
+        Err(_) => {}
+    }
+    fs::create_dir_all(dir).map_err(io_err("create directory", dir))
+}
+
+impl DirLock {
+    /// Returns the locked folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// [`update_json`] of a file in the locked folder or one of its subfolders (created as
+    /// needed), under this lock. A file that parses but fails `check` is unreadable too:
+    /// moved aside with a warning.
+    pub fn update_json<T, R>(
+        &self,
+        path: &Path,
+        now: Timestamp,
+        warnings: &mut Vec<String>,
+        check: impl FnOnce(&T) -> Result<(), String>,
+        default: impl FnOnce() -> T,
+        change: impl FnOnce(&mut T) -> (bool, R),
+    ) -> Result<R, StateError>
+    where
+        T: Serialize + DeserializeOwned,
+    {
+        if let Some(parent) = path.parent()
+            && parent != self.dir
+        {
+            ensure_dir(parent, now, warnings)?;
+        }
+        read_modify_write(path, &self.dir, now, warnings, check, default, change)
+    }
 }
 
 /// How long an update waits for another holder of a state file's lock. Hooks run one at a
@@ -326,13 +505,15 @@ fn sweep_stale_temps(dir: &Path) {
 /// redacted ([`crate::redact::redact_value`]): every record oath keeps goes through here or
 /// [`append_json_line`].
 pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), StateError> {
-    write_json_known(path, value, &Hashes::default())
+    let dir = path.parent().unwrap_or(Path::new("."));
+    write_json_known(path, dir, value, &Hashes::default())
 }
 
 /// [`write_json_atomic`], leaving unredacted the strings of `known` (hashes from
 /// [`json_strings`] of what the file held: oath wrote them redacted already).
 fn write_json_known<T: Serialize>(
     path: &Path,
+    tmp_dir: &Path,
     value: &T,
     known: &Hashes,
 ) -> Result<(), StateError> {
@@ -346,7 +527,7 @@ fn write_json_known<T: Serialize>(
     });
     let mut bytes = serde_json::to_vec_pretty(&value).map_err(serialize)?;
     bytes.push(b'\n');
-    write_raw_atomic(path, &bytes)
+    write_atomic_in(tmp_dir, path, &bytes)
 }
 
 /// Writes bytes to a file by temp file, fsync and rename, as they are: for a file of the
@@ -354,6 +535,12 @@ fn write_json_known<T: Serialize>(
 /// oath's own records go through [`write_json_atomic`] or [`append_json_line`].
 pub fn write_raw_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
     let dir = path.parent().unwrap_or(Path::new("."));
+    write_atomic_in(dir, path, bytes)
+}
+
+/// Writes `bytes` to `path` by a temp file in `dir` (on the same file system), fsync and
+/// rename.
+fn write_atomic_in(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), StateError> {
     fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".oath-tmp-")
@@ -489,225 +676,5 @@ fn append_line(path: &Path, line: &str) -> Result<(), StateError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::BTreeMap;
-
-    #[test]
-    fn every_string_of_a_json_text_is_hashed_unescaped() {
-        let text = br#"{"a": "plain", "b\"q": ["x\ny", "\u00e9"], "n": 1}"#;
-        let set = json_strings(text);
-        for s in ["a", "plain", "b\"q", "x\ny", "é", "n"] {
-            assert!(set.contains(&fnv1a(s.as_bytes())), "{s}");
-        }
-        assert!(!set.contains(&fnv1a(b"1")));
-        assert!(json_strings(br#"{"cut": "no end"#).len() <= 2);
-    }
-
-    #[test]
-    fn what_a_rewrite_adds_is_redacted() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.json");
-        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
-        for n in 0..3 {
-            update_json(
-                &path,
-                Timestamp::from_unix(0),
-                &mut Vec::new(),
-                Vec::<String>::new,
-                |v: &mut Vec<String>| {
-                    v.push(format!("run {n}: export TOKEN_X={token}"));
-                    (true, ())
-                },
-            )
-            .unwrap();
-        }
-        let text = fs::read_to_string(&path).unwrap();
-        assert!(!text.contains("ghp_0123"), "{text}");
-        assert_eq!(text.matches("[REDACTED]").count(), 3, "{text}");
-        let mut record = Map::new();
-        record.insert("cmd".into(), Value::from(format!("echo {token}")));
-        let log = dir.path().join("a.jsonl");
-        append_json_line(&log, record, 64).unwrap();
-        assert!(!fs::read_to_string(&log).unwrap().contains("ghp_0123"));
-    }
-
-    type Counter = BTreeMap<String, u64>;
-
-    fn bump(path: &Path, warnings: &mut Vec<String>) {
-        update_json(
-            path,
-            Timestamp::from_unix(0),
-            warnings,
-            Counter::new,
-            |c: &mut Counter| {
-                *c.entry("n".into()).or_default() += 1;
-                (true, ())
-            },
-        )
-        .unwrap();
-    }
-
-    #[test]
-    fn temp_files_of_killed_writers_are_swept_and_live_ones_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.json");
-        let stale = dir.path().join(".oath-tmp-dead");
-        let live = dir.path().join(".oath-tmp-live");
-        fs::write(&stale, "x").unwrap();
-        fs::write(&live, "x").unwrap();
-        let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        fs::File::options()
-            .write(true)
-            .open(&stale)
-            .unwrap()
-            .set_modified(an_hour_ago)
-            .unwrap();
-        bump(&path, &mut Vec::new());
-        assert!(!stale.exists());
-        assert!(live.exists());
-    }
-
-    #[test]
-    fn a_lock_held_elsewhere_is_waited_for_a_bounded_time() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.json");
-        bump(&path, &mut Vec::new());
-        let holder = fs::File::open(lock_path(&path)).unwrap();
-        holder.lock().unwrap();
-        let start = std::time::Instant::now();
-        let err = update_json(
-            &path,
-            Timestamp::from_unix(0),
-            &mut Vec::new(),
-            Counter::new,
-            |_: &mut Counter| (true, ()),
-        )
-        .unwrap_err();
-        let waited = start.elapsed();
-        assert!(err.to_string().contains("held it for over"), "{err}");
-        assert!(waited >= LOCK_WAIT && waited < LOCK_WAIT * 3, "{waited:?}");
-        drop(holder);
-        bump(&path, &mut Vec::new());
-        assert_eq!(
-            read_json::<Counter>(&path).or_default_with(Counter::new)["n"],
-            2
-        );
-    }
-
-    #[test]
-    fn corrupt_file_is_moved_aside_and_defaults_used() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.json");
-        fs::write(&path, "{\"n\": 4").unwrap();
-        let mut warnings = Vec::new();
-        bump(&path, &mut warnings);
-        assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(warnings[0].contains("moved it to"));
-        let c: Counter = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
-        assert_eq!(c["n"], 1);
-        let aside: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().contains(".corrupt-"))
-            .collect();
-        assert_eq!(aside.len(), 1);
-        assert_eq!(fs::read_to_string(aside[0].path()).unwrap(), "{\"n\": 4");
-    }
-
-    #[test]
-    fn empty_file_and_directory_are_corrupt() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("e.json");
-        fs::write(&path, "").unwrap();
-        assert!(matches!(
-            read_json::<Counter>(&path),
-            ReadOutcome::Corrupt(_)
-        ));
-        let d = dir.path().join("d.json");
-        fs::create_dir(&d).unwrap();
-        assert!(matches!(read_json::<Counter>(&d), ReadOutcome::Corrupt(_)));
-        let mut warnings = Vec::new();
-        bump(&d, &mut warnings);
-        assert!(d.is_file());
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn symlinked_state_file_is_not_followed() {
-        let dir = tempfile::tempdir().unwrap();
-        let victim = dir.path().join("victim.txt");
-        fs::write(&victim, "precious").unwrap();
-        let path = dir.path().join("s.json");
-        std::os::unix::fs::symlink(&victim, &path).unwrap();
-        let mut warnings = Vec::new();
-        bump(&path, &mut warnings);
-        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
-        assert!(
-            !fs::symlink_metadata(&path)
-                .unwrap()
-                .file_type()
-                .is_symlink()
-        );
-        assert_eq!(warnings.len(), 1);
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn symlinked_log_is_not_appended_through() {
-        let dir = tempfile::tempdir().unwrap();
-        let victim = dir.path().join("victim.txt");
-        fs::write(&victim, "precious").unwrap();
-        let path = dir.path().join("a.jsonl");
-        std::os::unix::fs::symlink(&victim, &path).unwrap();
-        assert!(append_line(&path, "{}").is_err());
-        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn fifos_and_devices_are_never_opened() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("f.json");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-        if !made.is_ok_and(|s| s.success()) {
-            eprintln!("skipped: mkfifo is not available");
-            return;
-        }
-        assert!(matches!(
-            read_json::<Counter>(&fifo),
-            ReadOutcome::Corrupt(_)
-        ));
-        assert!(read_text_file(&fifo, 1024).is_err());
-        assert!(read_text_file(Path::new("/dev/zero"), 1024).is_err());
-        assert!(
-            read_text_file(&dir.path().join("missing"), 1024)
-                .unwrap()
-                .is_none()
-        );
-        let mut warnings = Vec::new();
-        bump(&fifo, &mut warnings);
-        assert!(fifo.is_file(), "the FIFO was moved aside and replaced");
-    }
-
-    #[test]
-    fn parallel_updates_are_not_lost() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("c.json");
-        let threads: Vec<_> = (0..8)
-            .map(|_| {
-                let path = path.clone();
-                std::thread::spawn(move || {
-                    for _ in 0..25 {
-                        bump(&path, &mut Vec::new());
-                    }
-                })
-            })
-            .collect();
-        for t in threads {
-            t.join().unwrap();
-        }
-        let c: Counter = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
-        assert_eq!(c["n"], 200);
-    }
-}
+#[path = "store_tests.rs"]
+mod tests;

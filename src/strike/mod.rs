@@ -22,9 +22,9 @@ pub struct StrikeConfig {
     /// Whether the protocol runs.
     pub enabled: bool,
     /// Most attempts kept in `errors.json`; the oldest resolved ones are dropped first.
-    /// Every recorded failure reads and rewrites the whole log, so this bounds its cost
-    /// (about 0.4 ms at 200 attempts, 2 ms at 1000 on the CI machine); the per-hash totals
-    /// in the index are not bounded by it.
+    /// Every recorded failure reads and rewrites the whole log (it is not redacted again:
+    /// each attempt is as it is made, ADR 0023), so this bounds its cost; the per-hash
+    /// totals in the index are not bounded by it.
     pub max_attempts: usize,
     /// Hours after which a repeated error counts from 1 again (a count also starts again
     /// in a new session; a resumed session keeps its id and its counts).
@@ -227,9 +227,10 @@ fn new_failure(project: &Project, input: &HookInput, now: Timestamp) -> NewFailu
     let tool_input = input.tool_input();
     let raw_error = input.error_text().unwrap_or("");
     let (hash, intent) = failure_hash(tool, tool_input, raw_error);
+    let id = |s: &Option<String>| s.as_deref().map(clip_id);
     let attempt = Attempt {
         timestamp: now.iso_seconds(),
-        tool: tool.to_owned(),
+        tool: clip_id(tool),
         error: normalize::bounded_error(raw_error),
         status: store::UNRESOLVED.into(),
         hash: hash.clone(),
@@ -237,9 +238,9 @@ fn new_failure(project: &Project, input: &HookInput, now: Timestamp) -> NewFailu
         input: Some(normalize::input_summary(tool_input, &project.root)),
         action: Some(normalize::action_key(tool, tool_input)),
         intent: Some(intent.clone()),
-        session_id: input.session_id.clone(),
-        tool_use_id: input.tool_use_id.clone(),
-        agent_id: input.agent_id.clone(),
+        session_id: id(&input.session_id),
+        tool_use_id: id(&input.tool_use_id),
+        agent_id: id(&input.agent_id),
         resolved_at: None,
         resolution: None,
         extra: serde_json::Map::new(),
@@ -247,8 +248,24 @@ fn new_failure(project: &Project, input: &HookInput, now: Timestamp) -> NewFailu
     NewFailure {
         hash,
         intent,
-        attempt,
+        // The strike files are not redacted again as they are written
+        // (`state::update_json_redacted_at_entry`): what enters them is redacted here, whole.
+        attempt: store::redacted(attempt),
     }
+}
+
+/// Longest identifier (tool name, session, call, agent) an attempt keeps, in bytes: they are
+/// short in Claude Code's payloads, and bounding them bounds the log (with the bounded error
+/// text and summary, and `strikes.max_attempts`).
+const MAX_ID_BYTES: usize = 256;
+
+/// Cuts an identifier from the payload to [`MAX_ID_BYTES`] (at a character boundary).
+fn clip_id(s: &str) -> String {
+    let mut end = s.len().min(MAX_ID_BYTES);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_owned()
 }
 
 /// Returns the fact sentence shared by the strike texts.
@@ -314,7 +331,9 @@ pub fn on_failure(
     let intent = failure.intent.clone();
     let headline = normalize::headline(&failure.attempt.error);
     let result = update_both(project, now, warnings, |index, errors| {
-        if store::already_recorded(errors, failure.attempt.tool_use_id.as_deref()) {
+        // The raw id: a stored id the redaction changed never matches it (as before).
+        let raw_id = input.tool_use_id.as_deref().map(clip_id);
+        if store::already_recorded(errors, raw_id.as_deref()) {
             // A second fire of the same call: counted already, told already.
             return (false, None);
         }
@@ -390,7 +409,14 @@ pub fn escalation_for(
         return None;
     }
     let intent = intent_of(tool_name, tool_input);
-    let (hash, e) = index.escalation(&intent, session, &now.iso_seconds(), cfg.expiry())?;
+    // Sessions are stored cut as attempts keep them.
+    let session = session.map(clip_id);
+    let (hash, e) = index.escalation(
+        &intent,
+        session.as_deref(),
+        &now.iso_seconds(),
+        cfg.expiry(),
+    )?;
     Some(format!(
         "3-strike: `{intent}` already failed with the same error {} times in a row in this \
          session (hash {hash}: {}), so a person decides whether it runs again until a call \
@@ -549,14 +575,16 @@ fn update_both<R>(
 ) -> Result<R, StateError> {
     let errors_file = errors_path(project);
     let mut inner_warnings = Vec::new();
-    let result = state::update_json(
+    // Both files hold only values redacted as they were made (attempts by `new_failure`,
+    // the index's from them): their rewrites are not redacted again.
+    let result = state::update_json_redacted_at_entry(
         &index_path(project),
         now,
         warnings,
         Index::default,
         |index: &mut Index| {
             let log_missing = std::cell::Cell::new(false);
-            let r = state::update_json(
+            let r = state::update_json_redacted_at_entry(
                 &errors_file,
                 now,
                 &mut inner_warnings,

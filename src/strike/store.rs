@@ -85,6 +85,34 @@ fn unresolved() -> String {
     UNRESOLVED.into()
 }
 
+/// Returns an attempt with every string redacted ([`crate::redact::redact_value`] over all
+/// its fields, the extra ones included, as a whole-file redaction would see them): what
+/// enters the log, which is not redacted again as it is written.
+pub fn redacted(attempt: Attempt) -> Attempt {
+    let Ok(mut value) = serde_json::to_value(&attempt) else {
+        return masked(attempt);
+    };
+    crate::redact::redact_value(&mut value);
+    serde_json::from_value(value).unwrap_or_else(|_| masked(attempt))
+}
+
+/// The attempt with its texts masked: the fallback of [`redacted`] if a redacted value no
+/// longer read as an attempt (a number under a secret-looking key becomes a string; none of
+/// the attempt's own keys looks secret, so only extra fields could, and they are dropped).
+fn masked(attempt: Attempt) -> Attempt {
+    let mask = |s: Option<String>| s.map(|_| crate::redact::MASK.to_owned());
+    Attempt {
+        tool: crate::redact::redact_str(&attempt.tool).into_owned(),
+        error: crate::redact::MASK.to_owned(),
+        input: mask(attempt.input),
+        session_id: mask(attempt.session_id),
+        tool_use_id: mask(attempt.tool_use_id),
+        agent_id: mask(attempt.agent_id),
+        extra: Map::new(),
+        ..attempt
+    }
+}
+
 /// `.plan/{branch}/errors.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorsFile {

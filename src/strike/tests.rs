@@ -424,3 +424,32 @@ fn folders_are_placed_whole_and_stale_stages_swept() {
     place_ignored_folder(&target, dir.path()).unwrap();
     assert!(target.join("mine").exists());
 }
+
+#[test]
+fn an_attempt_is_bounded_whatever_the_payload_holds() {
+    // Identifiers from the payload are cut, so a log of `max_attempts` attempts is bounded;
+    // a second fire of a call with a huge id still counts once.
+    let f = fixture();
+    let huge = "x".repeat(1 << 20);
+    let fire = |t: i64| {
+        let mut p = payload("PostToolUseFailure", "npm test", Some("Exit code 1"), t);
+        p.tool_use_id = Some(format!("toolu_{huge}"));
+        p.session_id = Some(huge.clone());
+        p.agent_id = Some(huge.clone());
+        p.tool_name = Some(format!("Bash{huge}"));
+        let mut w = Vec::new();
+        on_failure(&f.project, &p, Timestamp::from_unix(t), &f.cfg, &mut w);
+        assert!(w.is_empty(), "{w:?}");
+    };
+    fire(1);
+    fire(2);
+    let bytes = std::fs::read(errors_path(&f.project)).unwrap();
+    assert!(bytes.len() < 8 * 1024, "{} bytes", bytes.len());
+    let v = view(&f.project);
+    assert_eq!(v.errors.attempts.len(), 1, "the second fire counted once");
+    let a = &v.errors.attempts[0];
+    for id in [&a.tool_use_id, &a.session_id, &a.agent_id] {
+        assert_eq!(id.as_ref().map(String::len), Some(MAX_ID_BYTES));
+    }
+    assert_eq!(a.tool.len(), MAX_ID_BYTES);
+}

@@ -1,4 +1,6 @@
-//! `trust-scores.json` (version "2" with the Phase 2a fields) and the pure update rules.
+//! The whole trust state in the shape of `trust-scores.json` (version "2" with the Phase 2a
+//! fields: the single file of earlier versions, and the view `oath status` shows of the trust
+//! folder), and the pure update rules.
 
 use std::collections::BTreeMap;
 
@@ -9,12 +11,12 @@ use super::params::{RiskWeights, TrustParams};
 use crate::classify::Risk;
 use crate::clock::Timestamp;
 
-/// How many applied outcomes are remembered to ignore a second fire for the same call. A
-/// second fire (a second hook entry) runs in parallel with the first, so it is missed only
-/// if 64 other outcomes of the project (all its sessions and subagents) are applied in
-/// between, and then one outcome counts twice. Every PreToolUse reads past this list: 256 of
-/// them were 40 % of its instructions.
-const REMEMBERED_OUTCOMES: usize = 64;
+/// How many applied outcomes are remembered to ignore a second fire for the same call: per
+/// domain in the trust folder (a call's outcomes all go to its domain), over all domains in
+/// the single file of earlier versions. A second fire (a second hook entry) runs in parallel
+/// with the first, so it is missed only if 64 other outcomes (of all the project's sessions
+/// and subagents, in that domain) are applied in between, and then one outcome counts twice.
+pub(super) const REMEMBERED_OUTCOMES: usize = 64;
 
 /// The trust state of one domain (seed 001 §5.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -233,7 +235,7 @@ fn version_of(v: Option<&Value>) -> Result<Version, String> {
 }
 
 /// Checks that a domain's score is a number in [0, 1].
-fn check_score(name: &str, d: &DomainTrust) -> Result<(), String> {
+pub(super) fn check_score(name: &str, d: &DomainTrust) -> Result<(), String> {
     if d.score.is_finite() && (0.0..=1.0).contains(&d.score) {
         Ok(())
     } else {
@@ -453,9 +455,7 @@ pub fn apply_outcome(
     now: Timestamp,
     params: &TrustParams,
 ) -> TrustUpdate {
-    if let Some(id) = tool_use_id
-        && file.recent_outcomes.iter().any(|a| a.tool_use_id == id)
-    {
+    if was_applied(&file.recent_outcomes, tool_use_id) {
         let s = file.score(domain, now, params);
         return TrustUpdate {
             before: s,
@@ -468,7 +468,44 @@ pub fn apply_outcome(
         .get(domain)
         .cloned()
         .unwrap_or_else(|| DomainTrust::new(params));
-    let mut d = effective(&current, now, params);
+    let (d, update) = advance(&current, outcome, now, params);
+    file.domains.insert(domain.to_owned(), d);
+    file.global_operation_count = file.global_operation_count.saturating_add(1);
+    file.updated_at = now.iso_seconds();
+    if let Some(id) = tool_use_id {
+        remember_outcome(&mut file.recent_outcomes, id, outcome);
+    }
+    update
+}
+
+/// Returns whether `tool_use_id`'s outcome is among those remembered.
+pub(super) fn was_applied(recent: &[AppliedOutcome], tool_use_id: Option<&str>) -> bool {
+    tool_use_id.is_some_and(|id| recent.iter().any(|a| a.tool_use_id == id))
+}
+
+/// Remembers an applied outcome, forgetting the oldest past [`REMEMBERED_OUTCOMES`].
+pub(super) fn remember_outcome(
+    recent: &mut Vec<AppliedOutcome>,
+    tool_use_id: &str,
+    outcome: Outcome,
+) {
+    recent.push(AppliedOutcome {
+        tool_use_id: tool_use_id.to_owned(),
+        outcome,
+    });
+    let excess = recent.len().saturating_sub(REMEMBERED_OUTCOMES);
+    recent.drain(..excess);
+}
+
+/// Returns a domain's state after one success or failure at `now` (the rules of
+/// [`apply_outcome`]), and the update.
+pub(super) fn advance(
+    current: &DomainTrust,
+    outcome: Outcome,
+    now: Timestamp,
+    params: &TrustParams,
+) -> (DomainTrust, TrustUpdate) {
+    let mut d = effective(current, now, params);
     let before = d.score;
     match outcome {
         Outcome::Success => {
@@ -513,26 +550,12 @@ pub fn apply_outcome(
     // Counters saturate: a hand-edited or hostile file holding u64::MAX must not panic.
     d.total_operations = d.total_operations.saturating_add(1);
     d.last_operated_at = Some(now.iso_seconds());
-    let after = d.score;
-    file.domains.insert(domain.to_owned(), d);
-    file.global_operation_count = file.global_operation_count.saturating_add(1);
-    file.updated_at = now.iso_seconds();
-    if let Some(id) = tool_use_id {
-        file.recent_outcomes.push(AppliedOutcome {
-            tool_use_id: id.to_owned(),
-            outcome,
-        });
-        let excess = file
-            .recent_outcomes
-            .len()
-            .saturating_sub(REMEMBERED_OUTCOMES);
-        file.recent_outcomes.drain(..excess);
-    }
-    TrustUpdate {
+    let update = TrustUpdate {
         before,
-        after,
+        after: d.score,
         duplicate: false,
-    }
+    };
+    (d, update)
 }
 
 /// Returns `autonomy = clamp01(1 − (λ1·risk/4 + λ2·complexity)·(1 − trust))`.

@@ -143,15 +143,8 @@ fn status_shows_the_hooks_state() {
 fn status_applies_idle_decay_on_read_and_writes_nothing() {
     let env = TestEnv::new();
     replay(&env);
-    let trust_path = std::fs::read_dir(env.oath_home().join("projects"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-        .join("trust-scores.json");
-    let before = std::fs::read(&trust_path).unwrap();
-    let file: TrustFile = serde_json::from_slice(&before).unwrap();
+    let before = env.written_files();
+    let file: TrustFile = serde_json::from_value(env.trust()).unwrap();
     let later = "2026-04-30T12:00:00Z";
     let out = env
         .oath()
@@ -173,11 +166,7 @@ fn status_applies_idle_decay_on_read_and_writes_nothing() {
         checked += 1;
     }
     assert!(checked >= 3);
-    assert_eq!(
-        std::fs::read(&trust_path).unwrap(),
-        before,
-        "status wrote state"
-    );
+    assert!(env.written_files() == before, "status wrote state");
 }
 
 #[test]

@@ -51,7 +51,9 @@ fn critical_commands_are_denied_with_the_safer_way() {
 #[test]
 fn a_payload_on_stdin_is_explained() {
     let env = TestEnv::new();
-    let state = env.oath_home().join("projects/x/trust-scores.json");
+    let state = env
+        .oath_home()
+        .join("projects/x/trust/domains/file_read.json");
     let payload = serde_json::json!({
         "hook_event_name": "PreToolUse",
         "tool_name": "Write",

@@ -53,8 +53,7 @@ fn check_decided(run: &HookRun, label: &str) {
 }
 
 fn trust(env: &TestEnv) -> Value {
-    serde_json::from_slice(&fs::read(env.trust_file()).expect("trust file"))
-        .expect("trust file is valid JSON")
+    env.trust()
 }
 
 fn successes(env: &TestEnv, domain: &str) -> u64 {
@@ -172,7 +171,26 @@ fn trust_file_that_is_a_directory_is_moved_aside() {
     let run = env.hook(&post_read(&env, "s", "t1"));
     check(&run, "PostToolUse", "directory, post");
     assert!(run.stderr.contains("moved it to"), "{}", run.stderr);
-    assert!(env.trust_file().is_file());
+    assert!(!env.trust_file().exists());
+    assert_eq!(quarantined(&env.state_dir(), "trust-scores.json").len(), 1);
+    assert_eq!(successes(&env, "file_read"), 1);
+
+    // The same in the trust folder: the folder itself, and a domain file.
+    let env = TestEnv::new();
+    fs::create_dir_all(env.state_dir()).unwrap();
+    fs::write(env.trust_dir(), "a file").unwrap();
+    let run = env.hook(&post_read(&env, "s", "t1"));
+    check(&run, "PostToolUse", "folder is a file");
+    assert!(run.stderr.contains("not a folder"), "{}", run.stderr);
+    fs::remove_file(env.domain_file("file_read")).unwrap();
+    fs::create_dir_all(env.domain_file("file_read")).unwrap();
+    let run = env.hook(&pre_read(&env, "s"));
+    check_decided(&run, "domain file is a directory, pre");
+    assert!(run.stderr.contains("unreadable"), "{}", run.stderr);
+    let run = env.hook(&post_read(&env, "s", "t2"));
+    check(&run, "PostToolUse", "domain file is a directory, post");
+    assert!(run.stderr.contains("moved it to"), "{}", run.stderr);
+    assert!(env.domain_file("file_read").is_file());
     assert_eq!(successes(&env, "file_read"), 1);
 }
 
@@ -190,13 +208,33 @@ fn symlinked_state_files_are_not_followed() {
     check(&run, "PostToolUse", "symlink, post");
     assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
     assert!(
-        !fs::symlink_metadata(env.trust_file())
-            .unwrap()
-            .file_type()
-            .is_symlink()
+        fs::symlink_metadata(env.trust_file()).is_err(),
+        "moved aside"
     );
     assert_eq!(successes(&env, "file_read"), 1);
     assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
+
+    // Links in the trust folder: a domain file, and the folder itself.
+    let elsewhere = env.dir.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    fs::remove_file(env.domain_file("file_read")).unwrap();
+    std::os::unix::fs::symlink(&victim, env.domain_file("file_read")).unwrap();
+    let run = env.hook(&post_read(&env, "s", "t2"));
+    check(&run, "PostToolUse", "domain symlink");
+    assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+    assert_eq!(successes(&env, "file_read"), 1);
+    fs::rename(env.trust_dir(), env.dir.path().join("old-trust")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, env.trust_dir()).unwrap();
+    let run = env.hook(&post_read(&env, "s", "t3"));
+    check(&run, "PostToolUse", "folder symlink");
+    assert!(run.stderr.contains("not a folder"), "{}", run.stderr);
+    assert_eq!(
+        fs::read_dir(&elsewhere).unwrap().count(),
+        0,
+        "nothing written there"
+    );
+    assert_eq!(successes(&env, "file_read"), 1);
 }
 
 #[test]
@@ -281,7 +319,7 @@ fn state_dir_that_cannot_be_written_does_not_stop_the_gate() {
     let env = TestEnv::new();
     fs::create_dir_all(env.state_dir()).unwrap();
     fs::write(env.state_dir().join("audit"), "file where a dir should be").unwrap();
-    fs::create_dir_all(env.state_dir().join("trust-scores.json.lock")).unwrap();
+    fs::create_dir_all(env.trust_dir().join(".lock")).unwrap();
     let run = env.hook(&pre_bash("s", "t1", "ls"));
     check_decided(&run, "audit dir is a file");
     assert!(run.stderr.contains("audit not written"), "{}", run.stderr);
@@ -294,20 +332,29 @@ fn state_dir_that_cannot_be_written_does_not_stop_the_gate() {
     let env = TestEnv::new();
     let run = env.hook(&post_read(&env, "s", "t0"));
     check(&run, "PostToolUse", "seed");
-    let before = fs::read(env.trust_file()).unwrap();
+    let before = fs::read(env.domain_file("file_read")).unwrap();
     if !mode_blocks_writes(&env.state_dir()) {
         eprintln!("skipped the chmod sub-case: this user (root?) writes through mode 0555");
         return;
     }
-    fs::set_permissions(env.state_dir(), fs::Permissions::from_mode(0o555)).unwrap();
+    let read_only = [
+        env.state_dir(),
+        env.trust_dir(),
+        env.trust_dir().join("domains"),
+    ];
+    for dir in &read_only {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o555)).unwrap();
+    }
     let run = env.hook(&pre_bash("s2", "t1", "ls"));
     let post = env.hook(&post_read(&env, "s2", "t2"));
-    fs::set_permissions(env.state_dir(), fs::Permissions::from_mode(0o755)).unwrap();
+    for dir in &read_only {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
+    }
     check_decided(&run, "read-only, pre");
     assert!(run.stderr.contains("audit not written"), "{}", run.stderr);
     check(&post, "PostToolUse", "read-only, post");
     assert!(post.stderr.contains("not"), "{}", post.stderr);
-    assert_eq!(fs::read(env.trust_file()).unwrap(), before);
+    assert_eq!(fs::read(env.domain_file("file_read")).unwrap(), before);
 }
 
 /// Runs `oath hook` under `sh -c` with a shell prelude (ulimit, trap).
@@ -325,7 +372,7 @@ fn disk_full_is_a_warning_and_the_previous_state_survives() {
     let env = TestEnv::new();
     let run = env.hook(&post_read(&env, "s", "t0"));
     check(&run, "PostToolUse", "seed");
-    let before = fs::read(env.trust_file()).unwrap();
+    let before = fs::read(env.domain_file("file_read")).unwrap();
     let audit_before = fs::read(env.audit_file("s")).unwrap();
     // RLIMIT_FSIZE 0 with SIGXFSZ ignored: every write to a regular file fails (EFBIG), as
     // on a full disk; pipes (stdin, stdout, stderr) are not affected.
@@ -336,10 +383,11 @@ fn disk_full_is_a_warning_and_the_previous_state_survives() {
     let run = hook_in_shell(&env, prelude, &post_read(&env, "s", "t2"));
     check(&run, "PostToolUse", "disk full, post");
     assert!(run.stderr.contains("trust not updated"), "{}", run.stderr);
-    assert_eq!(fs::read(env.trust_file()).unwrap(), before);
+    assert_eq!(fs::read(env.domain_file("file_read")).unwrap(), before);
     assert_eq!(fs::read(env.audit_file("s")).unwrap(), audit_before);
-    let leftovers: Vec<_> = fs::read_dir(env.state_dir())
-        .unwrap()
+    let leftovers: Vec<_> = [env.state_dir(), env.trust_dir()]
+        .iter()
+        .flat_map(|d| fs::read_dir(d).unwrap())
         .filter_map(|e| e.ok())
         .filter(|e| e.file_name().to_string_lossy().starts_with(".oath-tmp-"))
         .collect();
@@ -453,16 +501,41 @@ fn sixty_four_parallel_hooks_lose_nothing() {
 #[test]
 fn writers_killed_mid_write_leave_valid_state() {
     let env = TestEnv::new();
-    let run = env.hook(&post_read(&env, "k", "toolu_seed"));
-    check(&run, "PostToolUse", "seed");
-    // A large state file (thousands of unknown domains are kept as they are) makes every
-    // rewrite long enough for the kills below to land in the middle of some of them.
-    let mut t = trust(&env);
-    let template = t["domains"]["file_read"].clone();
-    for n in 0..1500 {
+    fs::create_dir_all(env.state_dir()).unwrap();
+    // The single trust file of an earlier version, with many domains (unknown ones are kept
+    // as they are): the first update migrates them into the trust folder, one file each.
+    let template = json!({"score":0.5,"successes":3,"failures":1,"total_operations":4,
+                          "last_operated_at":"2026-01-01T00:00:00Z"});
+    let mut t = json!({"version":"2","global_operation_count":1200,"domains":{}});
+    for n in 0..300 {
         t["domains"][format!("padding_{n:04}")] = template.clone();
     }
     fs::write(env.trust_file(), serde_json::to_vec_pretty(&t).unwrap()).unwrap();
+    let whole = |label: &str| {
+        let t = trust(&env);
+        assert_eq!(t["version"], "2", "{label}");
+        for n in [0, 150, 299] {
+            assert_eq!(
+                t["domains"][format!("padding_{n:04}")]["successes"],
+                3,
+                "{label}: padding_{n:04}"
+            );
+        }
+    };
+    // Migrations killed part way, each a little later: the state read stays whole.
+    for ms in [1, 3, 6, 10, 20, 40] {
+        let mut c = spawn_hook(&env, &post_read(&env, "k", &format!("toolu_m{ms}")));
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        let _ = c.kill();
+        let _ = c.wait();
+        whole(&format!("migration killed after {ms} ms"));
+    }
+    let run = env.hook(&post_read(&env, "k", "toolu_seed"));
+    check(&run, "PostToolUse", "seed");
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    assert!(!env.trust_file().exists(), "migrated");
+    whole("migrated");
+    let start = successes(&env, "file_read");
     // Waves of writers; every other one is SIGKILLed, each a little later than the last.
     const WAVES: u64 = 4;
     const PER_WAVE: u64 = 10;
@@ -482,14 +555,12 @@ fn writers_killed_mid_write_leave_valid_state() {
                 survivors += 1;
             }
         }
-        // Whatever was killed, the file is whole and parses.
-        let t = trust(&env);
-        assert_eq!(t["version"], "2");
-        assert!(t["domains"]["padding_1499"].is_object());
+        // Whatever was killed, every file is whole and parses.
+        whole(&format!("wave {wave}"));
     }
-    let n = successes(&env, "file_read");
+    let n = successes(&env, "file_read") - start;
     assert!(
-        n > survivors && n <= 1 + WAVES * PER_WAVE,
+        n >= survivors && n <= WAVES * PER_WAVE,
         "{n} successes, {survivors} survivors"
     );
     // The audit holds whole lines only, and no lock was left held: the next hook works.
@@ -497,7 +568,7 @@ fn writers_killed_mid_write_leave_valid_state() {
     let run = env.hook(&post_read(&env, "k", "toolu_after"));
     check(&run, "PostToolUse", "after");
     assert!(run.stderr.is_empty(), "{}", run.stderr);
-    assert_eq!(successes(&env, "file_read"), n + 1);
+    assert_eq!(successes(&env, "file_read"), start + n + 1);
 }
 
 #[test]

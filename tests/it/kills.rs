@@ -1,9 +1,10 @@
 //! State that survives kills: 200 outcome hooks (PostToolUse successes, PostToolUseFailure
-//! Bash errors) SIGKILLed at any point of their run leave a trust file that parses, a 3-strike
+//! Bash errors) SIGKILLed at any point of their run leave trust files that parse, a 3-strike
 //! log and index that parse and agree, and no temp file that oath does not sweep; the next
 //! hook works without a warning and counts on from where the log left off.
 //!
-//! Where the files are: the trust file (its lock, its temps) in `OATH_HOME/projects/<key>/`,
+//! Where the files are: the trust folder (one file per domain under `domains/`, its lock and
+//! its temps in the folder) in `OATH_HOME/projects/<key>/trust/`,
 //! the audit under `audit/` there (appended, no temps); the 3-strike log `errors.json` and
 //! its index `strikes.json` in the project's `.plan/@no-git/` (no git repository here). Every
 //! rewrite goes by temp file `.oath-tmp-*`, fsync and rename under a lock, so a killed writer
@@ -82,11 +83,10 @@ fn check_clean(run: &HookRun, event: &str, label: &str) {
 }
 
 fn trust(env: &TestEnv) -> Value {
-    serde_json::from_slice(&fs::read(env.trust_file()).expect("trust file"))
-        .expect("trust file is valid JSON")
+    env.trust()
 }
 
-/// Checks that the trust file parses, with its version and every padding domain as written.
+/// Checks that the trust state parses, with its version and every padding domain as written.
 fn check_trust(env: &TestEnv, padding: &Value, label: &str) {
     let t = trust(env);
     assert_eq!(t["version"], "2", "{label}");
@@ -99,7 +99,7 @@ fn check_trust(env: &TestEnv, padding: &Value, label: &str) {
     }
 }
 
-const PADDING: usize = 1500;
+const PADDING: usize = 300;
 
 fn plan(env: &TestEnv) -> PathBuf {
     env.project().join(".plan/@no-git")
@@ -225,16 +225,21 @@ fn fail_once(env: &TestEnv, payload: &Value, label: &str) -> (HookRun, u32) {
 fn two_hundred_killed_outcome_hooks_leave_valid_agreeing_state_and_no_temps() {
     let started = Instant::now();
     let env = TestEnv::new();
-    let run = env.hook(&read_success(&env, "toolu_seed"));
-    check_clean(&run, "PostToolUse", "seed");
-    // A large trust file (unknown domains are kept as they are) makes every rewrite long
-    // enough for some kills to land in its middle.
-    let mut t = trust(&env);
-    let padding = t["domains"]["file_read"].clone();
+    // Many domains (unknown ones are kept as they are), from the single trust file of an
+    // earlier version that the seed migrates into the trust folder: a kill must leave every
+    // domain but the one written as it was.
+    let padding = json!({"score":0.5,"successes":3,"failures":1,"total_operations":4,
+        "last_operated_at":"2026-01-01T00:00:00Z","is_warming_up":false,"warmup_remaining":0,
+        "consecutive_failures":0,"pre_failure_score":null,"is_recovering":false});
+    let mut t = json!({"version":"2","domains":{}});
     for n in 0..PADDING {
         t["domains"][format!("padding_{n:04}")] = padding.clone();
     }
+    fs::create_dir_all(env.state_dir()).unwrap();
     fs::write(env.trust_file(), serde_json::to_vec_pretty(&t).unwrap()).unwrap();
+    let run = env.hook(&read_success(&env, "toolu_seed"));
+    check_clean(&run, "PostToolUse", "seed");
+    assert!(!env.trust_file().exists(), "migrated");
 
     // How long a wave of parallel hooks takes here, unkilled (a debug build on a small
     // machine takes far longer than a release build on a large one): the kills below are
@@ -249,7 +254,7 @@ fn two_hundred_killed_outcome_hooks_leave_valid_agreeing_state_and_no_temps() {
         let run = finish(child);
         check_clean(&run, "PostToolUse", &format!("calibration {i}"));
     }
-    // Most writes of a wave happen in its first half: there (under the trust file's lock,
+    // Most writes of a wave happen in its first half: there (under the trust folder's lock,
     // one at a time) the kills land.
     let span = calibration.elapsed() / 2;
 
@@ -315,7 +320,7 @@ fn two_hundred_killed_outcome_hooks_leave_valid_agreeing_state_and_no_temps() {
         "a hook that finished left a temp file: {young:?} (before it: {left:?})"
     );
     // (b) Once stale, they are swept: aged by two minutes, gone after the next hook, which
-    // updates both folders that hold them (the trust file's and the strike files').
+    // updates both folders that hold them (the trust folder and the strike files' folder).
     let two_minutes_ago = SystemTime::now() - Duration::from_secs(120);
     for p in &young {
         fs::File::options()

@@ -370,7 +370,7 @@ fn secrets_are_redacted_in_every_file_oath_writes() {
         "/audit/sec.jsonl",
         "/sessions/sec.json",
         "errors.json",
-        "trust-scores.json",
+        "/trust/domains/",
         "/hurikaeri/kpt-",
     ] {
         assert!(has(part), "no file {part} was written");
@@ -429,5 +429,72 @@ fn secrets_are_redacted_in_every_file_oath_writes() {
             .iter()
             .any(|(_, b)| String::from_utf8_lossy(b).contains("NODE_ENV=production")),
         "ordinary .env lines are kept"
+    );
+}
+
+#[test]
+fn a_secret_in_a_failure_never_reaches_the_strike_files() {
+    // The strike files are not redacted as a whole when rewritten: each attempt is redacted
+    // as it is made. Secrets in every field of failures (the error output above all), a
+    // success and further failures rewriting the log: none of them, nor a piece of one, is in
+    // either file, and the errors still count.
+    let env = TestEnv::new();
+    let corpus = corpus();
+    let secrets: Vec<&Secret> = corpus.iter().take(12).collect();
+    let failure = |i: usize, sec: &Secret| {
+        json!({"hook_event_name": "PostToolUseFailure", "session_id": SESSION,
+               "tool_name": "Bash", "tool_use_id": format!("toolu_{i} {}", sec.text),
+               "agent_id": sec.text, "cwd": env.project(),
+               "tool_input": {"command": "cargo build", "description": sec.text},
+               "error": format!("Exit code 101\nerror: build failed\n{}", sec.text)})
+    };
+    for (i, sec) in secrets.iter().enumerate() {
+        let run = env.hook(&failure(i, sec));
+        assert_valid_answer(&run, Some("PostToolUseFailure"), sec.label);
+        if i == 5 {
+            let ok = json!({"hook_event_name": "PostToolUse", "session_id": SESSION,
+                "tool_name": "Bash", "tool_use_id": "toolu_ok", "cwd": env.project(),
+                "tool_input": {"command": "cargo build"},
+                "tool_response": {"stdout": "ok", "stderr": "", "interrupted": false}});
+            assert_valid_answer(&env.hook(&ok), Some("PostToolUse"), "success");
+        }
+    }
+    // The last failure once more: its error counts on.
+    let again = env.hook(&failure(secrets.len(), secrets[secrets.len() - 1]));
+    assert_valid_answer(&again, Some("PostToolUseFailure"), "again");
+    assert!(
+        again.stdout.contains("has now occurred 2 times"),
+        "{}",
+        again.stdout
+    );
+    let plan = env.project().join(".plan/@no-git");
+    let log = std::fs::read(plan.join("errors.json")).unwrap();
+    let index = std::fs::read(plan.join("strikes.json")).unwrap();
+    for (name, bytes) in [("errors.json", &log), ("strikes.json", &index)] {
+        for sec in &secrets {
+            let b = sec.secret.as_bytes();
+            let piece = b.len().min(16);
+            assert!(
+                !bytes
+                    .windows(piece)
+                    .any(|w| b.windows(piece).any(|s| s == w)),
+                "{}: the secret leaked into {name}:\n{}",
+                sec.label,
+                String::from_utf8_lossy(bytes)
+            );
+        }
+    }
+    let log: Value = serde_json::from_slice(&log).unwrap();
+    let attempts = log["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), secrets.len() + 1);
+    assert!(
+        attempts
+            .iter()
+            .all(|a| a["error"].as_str().unwrap().contains("Exit code 101"))
+    );
+    assert_eq!(attempts.last().unwrap()["strike"], 2);
+    assert!(
+        log.to_string().contains("[REDACTED"),
+        "nothing was redacted"
     );
 }

@@ -155,9 +155,39 @@ impl TestEnv {
         oath::project::Project::at(&env, self.project()).state_dir
     }
 
-    /// Returns the project's trust file.
+    /// Returns the project's single trust file of earlier versions (read until the first
+    /// update migrates it into the trust folder).
     pub fn trust_file(&self) -> PathBuf {
         self.state_dir().join("trust-scores.json")
+    }
+
+    /// Returns the project's trust folder (one file per domain).
+    pub fn trust_dir(&self) -> PathBuf {
+        self.state_dir().join("trust")
+    }
+
+    /// Returns the file of one domain in the trust folder.
+    pub fn domain_file(&self, domain: &str) -> PathBuf {
+        self.trust_store().domain_path(domain)
+    }
+
+    /// Returns the project's trust store.
+    pub fn trust_store(&self) -> oath::state::trust::TrustStore {
+        oath::state::trust::TrustStore::new(self.trust_dir(), self.trust_file())
+    }
+
+    /// Returns the whole trust state in the single file's shape (every domain file, and the
+    /// domains of a single file not migrated yet), as `oath status` reads it; panics when
+    /// there is none or a file is unreadable.
+    pub fn trust(&self) -> Value {
+        let mut warnings = Vec::new();
+        let view = self
+            .trust_store()
+            .load(&mut warnings)
+            .expect("the trust state is readable")
+            .expect("there is trust state");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        serde_json::to_value(view).unwrap()
     }
 
     /// Returns the audit file of a session.
