@@ -488,14 +488,16 @@ fn domain_record() -> serde_json::Value {
         "consecutive_failures":0,"pre_failure_score":null,"is_recovering":false})
 }
 
-/// An environment whose trust file holds `domains` domains.
+/// An environment whose trust holds `domains` domains: written in the single-file form of
+/// oath-harness (`trust-scores.json`), which the first update takes in.
 fn with_domains(root: &Path, bin: &str, domains: usize) -> Env {
     let env = Env::new(root, None);
-    let post = |env: &Env| {
-        let mut p = Payload::new(payload(&env.project, "PostToolUse", post_extra()));
-        time_one(bin, &["hook"], p.for_run(), env);
-    };
-    post(&env);
+    let start = payload(
+        &env.project,
+        "SessionStart",
+        serde_json::json!({"source":"startup"}),
+    );
+    time_one(bin, &["hook"], &start, &env);
     let mut names = serde_json::Map::new();
     for i in 0..domains {
         names.insert(format!("domain_{i:04}"), domain_record());
@@ -507,8 +509,8 @@ fn with_domains(root: &Path, bin: &str, domains: usize) -> Env {
         serde_json::to_vec_pretty(&file).expect("json"),
     )
     .expect("trust file");
-    // A first update takes the file in whatever form oath keeps it.
-    post(&env);
+    let mut post = Payload::new(payload(&env.project, "PostToolUse", post_extra()));
+    time_one(bin, &["hook"], post.for_run(), &env);
     env
 }
 
