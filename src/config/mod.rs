@@ -6,9 +6,11 @@
 //! mean"); then both values are deep-merged (project wins, key by key) and the result is
 //! checked for out-of-range values. Sections whose entries are checked separately
 //! (`postToolUse` commands, `rules`) report problems per entry, so one bad entry does not
-//! switch off the other features.
+//! switch off the other features; their globs are read when the file is, and compiled only
+//! when a call is first held against them ([`glob`]).
 
 pub mod approval;
+pub mod glob;
 
 use std::path::{Path, PathBuf};
 
@@ -551,6 +553,35 @@ mod tests {
             Config::load(None, Some(&p)).unwrap().config,
             Config::default()
         );
+    }
+
+    #[test]
+    fn a_rule_with_an_invalid_glob_is_named_and_the_other_rules_apply() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = write(
+            dir.path(),
+            "user.yaml",
+            "rules:\n  deny:\n    - command: \"rm -rf [\"\n    - command: \"terraform destroy*\"\n  ask:\n    - path: \"**/migrations/**\"\n",
+        );
+        let subject = |command| crate::rules::Subject {
+            tool: "Bash",
+            commands: vec![command],
+            paths: vec![],
+        };
+        for loaded in [
+            Config::load(Some(&user), None).unwrap(),
+            Config::load_checked(Some(&user), None, approval::Approvals::default),
+        ] {
+            assert_eq!(
+                loaded.warnings,
+                ["rules.deny[0]: invalid glob \"rm -rf [\": unclosed character class; missing ']'"]
+            );
+            let rules = &loaded.config.rules;
+            assert_eq!((rules.deny.len(), rules.ask.len()), (2, 1));
+            let hit = rules.matching(&subject("terraform destroy -target=a/b"));
+            assert_eq!(hit.map(|m| m.id), Some("rules.deny[1]".to_owned()));
+            assert_eq!(rules.matching(&subject("rm -rf [")), None);
+        }
     }
 
     #[test]
