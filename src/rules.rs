@@ -5,10 +5,14 @@
 //! touches. Deny wins over ask, ask over allow. Each command is offered with its words one
 //! space apart, as written and with quotes removed, so `terraform  "destroy"` meets
 //! `terraform destroy*`.
+//!
+//! A rule's globs are checked when the configuration is read and compiled only when a call is
+//! first held against them ([`Glob`]): a rule on paths costs a Bash call nothing.
 
-use globset::{Glob, GlobMatcher};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::config::glob::Glob;
 
 /// One rule as written in the config.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
@@ -16,13 +20,16 @@ use serde::{Deserialize, Serialize};
 pub struct Rule {
     /// Glob on the tool name (`Bash`, `mcp__github__*`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub tool: Option<Glob>,
     /// Glob on a shell command (`terraform destroy*`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub command: Option<Glob>,
     /// Glob on the path a file tool touches (`/etc/**`, `**/.env`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub path: Option<Glob>,
     /// Text added to the decision's reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -75,19 +82,14 @@ pub struct RuleMatch {
     pub reason: Option<String>,
 }
 
-fn glob(pattern: &str) -> Result<GlobMatcher, String> {
-    Glob::new(pattern)
-        .map(|g| g.compile_matcher())
-        .map_err(|e| format!("invalid glob {pattern:?}: {e}"))
-}
-
 impl Rules {
     /// Returns whether there are no rules.
     pub fn is_empty(&self) -> bool {
         self.allow.is_empty() && self.ask.is_empty() && self.deny.is_empty()
     }
 
-    /// Returns every invalid glob or empty rule, naming the rule.
+    /// Returns every invalid glob or empty rule, naming the rule (the globs are read, not
+    /// compiled).
     pub fn validate(&self) -> Vec<String> {
         let mut errors = Vec::new();
         for (kind, list) in [
@@ -102,8 +104,11 @@ impl Rules {
                     ));
                 }
                 for g in [&r.tool, &r.command, &r.path].into_iter().flatten() {
-                    if let Err(e) = glob(g) {
-                        errors.push(format!("rules.{kind}[{i}]: {e}"));
+                    if let Err(e) = g.check() {
+                        errors.push(format!(
+                            "rules.{kind}[{i}]: invalid glob {:?}: {e}",
+                            g.as_str()
+                        ));
                     }
                 }
             }
@@ -136,10 +141,11 @@ fn rule_matches(r: &Rule, s: &Subject<'_>) -> bool {
     if r.tool.is_none() && r.command.is_none() && r.path.is_none() {
         return false;
     }
-    let field = |pattern: &Option<String>, values: &[&str]| -> bool {
+    // A glob is compiled only when there is something to hold it against.
+    let field = |pattern: &Option<Glob>, values: &[&str]| -> bool {
         match pattern {
             None => true,
-            Some(p) => glob(p).is_ok_and(|m| values.iter().any(|v| m.is_match(v))),
+            Some(g) => values.iter().any(|v| g.is_match(v)),
         }
     };
     field(&r.tool, &[s.tool]) && field(&r.command, &s.commands) && field(&r.path, &s.paths)
@@ -208,5 +214,49 @@ mod tests {
             empty.validate(),
             vec!["rules.ask[0] gives none of tool, command, path".to_owned()]
         );
+    }
+
+    #[test]
+    fn a_glob_is_compiled_only_when_its_rule_is_consulted() {
+        let rules = Rules {
+            deny: vec![rule(None, Some("terraform destroy*"), None)],
+            ask: vec![
+                rule(None, None, Some("**/migrations/**")),
+                rule(Some("Write"), Some("x*"), None),
+            ],
+            allow: vec![rule(Some("mcp__*"), None, None)],
+        };
+        let compiled = |r: &Rule| {
+            [&r.tool, &r.command, &r.path]
+                .into_iter()
+                .flatten()
+                .map(Glob::is_compiled)
+                .collect::<Vec<_>>()
+        };
+        assert!(rules.validate().is_empty());
+        let all = [
+            &rules.deny[0],
+            &rules.ask[0],
+            &rules.ask[1],
+            &rules.allow[0],
+        ];
+        assert!(
+            all.iter().all(|r| compiled(r).iter().all(|c| !c)),
+            "reading and checking compile nothing"
+        );
+        let bash = Subject {
+            tool: "Bash",
+            commands: vec!["ls -la"],
+            paths: vec![],
+        };
+        assert_eq!(rules.matching(&bash), None);
+        assert_eq!(compiled(&rules.deny[0]), [true], "consulted");
+        assert_eq!(compiled(&rules.ask[0]), [false], "no path to match");
+        assert_eq!(
+            compiled(&rules.ask[1]),
+            [true, false],
+            "the tool did not match"
+        );
+        assert_eq!(compiled(&rules.allow[0]), [true]);
     }
 }

@@ -1,13 +1,16 @@
 //! oath's configuration: YAML, the project's `.oath.yaml` over the user file, defaults equal
 //! to the seed values.
 //!
-//! Each file is first read on its own into [`Config`] with unknown keys refused, so errors name
-//! the file, line and key (with a "did you mean"); then both are deep-merged (project wins,
-//! key by key) and the result is checked for out-of-range values. Sections whose entries are
-//! checked separately (`postToolUse` commands, `rules`) report problems per entry, so one bad
-//! entry does not switch off the other features.
+//! Each file is read and parsed once, into a value that is then typed as [`Config`] with
+//! unknown keys refused (when that fails, errors name the file, line and key, with a "did you
+//! mean"); then both values are deep-merged (project wins, key by key) and the result is
+//! checked for out-of-range values. Sections whose entries are checked separately
+//! (`postToolUse` commands, `rules`) report problems per entry, so one bad entry does not
+//! switch off the other features; their globs are read when the file is, and compiled only
+//! when a call is first held against them ([`glob`]).
 
 pub mod approval;
+pub mod glob;
 
 use std::path::{Path, PathBuf};
 
@@ -157,28 +160,27 @@ impl Loaded {
 }
 
 impl Config {
-    /// Loads the user file and the project file (each optional) and merges them.
+    /// Loads the user file and the project file (each optional) and merges them: any problem
+    /// is an error, and the project's file applies whole (`oath config validate`).
     pub fn load(user: Option<&Path>, project: Option<&Path>) -> Result<Loaded, ConfigError> {
         let mut merged = Value::Object(serde_json::Map::new());
+        // The merge, typed, while it is one file's value (which is typed already).
+        let mut typed = None;
         let mut sources = Vec::new();
         for (layer, path) in [(Layer::User, user), (Layer::Project, project)] {
             let Some(path) = path else { continue };
-            let text = match crate::state::read_text_file(path, MAX_CONFIG_BYTES) {
-                Ok(Some(t)) => t,
-                Ok(None) => continue,
-                Err(e) => {
-                    return Err(ConfigError::Read {
-                        path: path.to_path_buf(),
-                        message: e.to_string(),
-                    });
-                }
+            let Some(file) = read_layer(path)? else {
+                continue;
             };
-            let value = parse_layer(&text, path)?;
-            deep_merge(&mut merged, value);
+            typed = sources.is_empty().then_some(file.config);
+            deep_merge(&mut merged, file.value);
             sources.push((layer, path.to_path_buf()));
         }
-        let config: Config = serde_json::from_value(merged)
-            .map_err(|e| ConfigError::Invalid(vec![format!("merged configuration: {e}")]))?;
+        let config = match typed {
+            Some(c) => c,
+            None => Config::deserialize(&merged)
+                .map_err(|e| ConfigError::Invalid(vec![format!("merged configuration: {e}")]))?,
+        };
         let errors = config.range_errors();
         if !errors.is_empty() {
             return Err(ConfigError::Invalid(errors));
@@ -197,74 +199,86 @@ impl Config {
     /// never weakens a decision. The project's file, which the agent can write, applies whole
     /// only when `approvals` holds its exact content; otherwise only its deny and ask rules
     /// (added to the user's) and a stricter `on_error` apply.
+    ///
+    /// Each file is read and parsed once; the merge is typed once per file (the file alone
+    /// needs no second typing when nothing is under it).
     pub fn load_checked(
         user: Option<&Path>,
         project: Option<&Path>,
         approvals: impl FnOnce() -> approval::Approvals,
     ) -> Loaded {
         let mut merged = Value::Object(serde_json::Map::new());
+        let mut config = Config::default();
         let mut sources = Vec::new();
         let mut warnings = Vec::new();
         let mut status = ProjectFile::Absent;
         let mut approvals = Some(approvals);
         for (layer, path) in [(Layer::User, user), (Layer::Project, project)] {
             let Some(path) = path else { continue };
-            let text = match crate::state::read_text_file(path, MAX_CONFIG_BYTES) {
-                Ok(Some(t)) => t,
+            let is_project = layer == Layer::Project;
+            let file = match read_layer(path) {
+                Ok(Some(f)) => f,
                 Ok(None) => continue,
                 Err(e) => {
-                    warnings.push(format!("{} ignored: cannot read it: {e}", path.display()));
-                    if layer == Layer::Project {
+                    warnings.push(match e {
+                        ConfigError::Read { message, .. } => {
+                            format!("{} ignored: cannot read it: {message}", path.display())
+                        }
+                        e => format!("ignored: {e}"),
+                    });
+                    if is_project {
                         status = ProjectFile::Invalid;
                     }
                     continue;
                 }
             };
-            let value = match parse_layer(&text, path) {
-                Ok(v) => v,
-                Err(e) => {
-                    warnings.push(format!("ignored: {e}"));
-                    if layer == Layer::Project {
-                        status = ProjectFile::Invalid;
-                    }
-                    continue;
-                }
-            };
-            let mut candidate = merged.clone();
-            if layer == Layer::Project {
-                let approved = approvals
+            let whole = !is_project
+                || approvals
                     .take()
-                    .is_some_and(|a| a().approves(path, text.as_bytes()));
-                if approved {
-                    deep_merge(&mut candidate, value);
-                    status = ProjectFile::Approved;
-                } else {
-                    let (kept, dropped) = approval::tighten_only(value);
-                    approval::merge_tightening(&mut candidate, kept);
-                    status = ProjectFile::Unapproved(dropped);
-                }
+                    .is_some_and(|a| a().approves(path, file.text.as_bytes()));
+            let mut candidate = merged.clone();
+            let (layer_status, typed) = if whole {
+                let typed = sources.is_empty().then_some(file.config);
+                deep_merge(&mut candidate, file.value);
+                (ProjectFile::Approved, typed)
             } else {
-                deep_merge(&mut candidate, value);
-            }
-            let problems = match serde_json::from_value::<Config>(candidate.clone()) {
-                Ok(c) => c.range_errors(),
-                Err(e) => vec![e.to_string()],
+                let (kept, dropped) = approval::tighten_only(file.value);
+                approval::merge_tightening(&mut candidate, kept);
+                (ProjectFile::Unapproved(dropped), None)
             };
-            if problems.is_empty() {
-                merged = candidate;
-                sources.push((layer, path.to_path_buf()));
-            } else {
-                warnings.push(format!(
-                    "{} ignored: {}",
-                    path.display(),
-                    problems.join("; ")
-                ));
-                if layer == Layer::Project {
-                    status = ProjectFile::Invalid;
+            let checked = match typed {
+                Some(c) => Ok(c),
+                None => Config::deserialize(&candidate).map_err(|e| vec![e.to_string()]),
+            }
+            .and_then(|c| {
+                let problems = c.range_errors();
+                if problems.is_empty() {
+                    Ok(c)
+                } else {
+                    Err(problems)
+                }
+            });
+            match checked {
+                Ok(c) => {
+                    merged = candidate;
+                    config = c;
+                    sources.push((layer, path.to_path_buf()));
+                    if is_project {
+                        status = layer_status;
+                    }
+                }
+                Err(problems) => {
+                    warnings.push(format!(
+                        "{} ignored: {}",
+                        path.display(),
+                        problems.join("; ")
+                    ));
+                    if is_project {
+                        status = ProjectFile::Invalid;
+                    }
                 }
             }
         }
-        let config: Config = serde_json::from_value(merged).unwrap_or_default();
         warnings.extend(config.entry_warnings());
         Loaded {
             config,
@@ -286,11 +300,7 @@ impl Config {
 
     /// Parses one YAML text as a full configuration (used by `oath config validate`).
     pub fn from_yaml(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let value = parse_layer(text, path)?;
-        serde_json::from_value(value).map_err(|e| ConfigError::Parse {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })
+        parse_layer(text, path).map(|(_, config)| config)
     }
 
     /// Returns out-of-range values (these make the configuration invalid).
@@ -315,22 +325,57 @@ impl Config {
     }
 }
 
-/// Parses one file: typed first (for line-numbered errors and unknown keys), then as a value.
-fn parse_layer(text: &str, path: &Path) -> Result<Value, ConfigError> {
-    if let Err(e) = serde_saphyr::from_str::<Config>(text) {
-        return Err(ConfigError::Parse {
-            path: path.to_path_buf(),
-            message: with_suggestion(&e.to_string()),
-        });
-    }
-    let value: Value = serde_saphyr::from_str(text).map_err(|e| ConfigError::Parse {
+/// A configuration file, read and parsed once.
+struct File {
+    /// Its text (approvals are of the exact content).
+    text: String,
+    /// Its YAML, for the merge (an empty file is an empty map).
+    value: Value,
+    /// The same, typed.
+    config: Config,
+}
+
+/// Reads and parses one file; `None` when there is none.
+fn read_layer(path: &Path) -> Result<Option<File>, ConfigError> {
+    let text = match crate::state::read_text_file(path, MAX_CONFIG_BYTES) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(None),
+        Err(e) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            });
+        }
+    };
+    let (value, config) = parse_layer(&text, path)?;
+    Ok(Some(File {
+        text,
+        value,
+        config,
+    }))
+}
+
+/// Parses one file's text once, into a value, and types that value (unknown keys and wrong
+/// types are refused). Only when typing fails is the text read again, typed, for an error
+/// naming the line and key (with a "did you mean").
+fn parse_layer(text: &str, path: &Path) -> Result<(Value, Config), ConfigError> {
+    let error = |message: &str| ConfigError::Parse {
         path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    Ok(match value {
-        Value::Null => Value::Object(serde_json::Map::new()),
-        v => v,
-    })
+        message: with_suggestion(message),
+    };
+    let value = match serde_saphyr::from_str::<Value>(text) {
+        Ok(Value::Null) => Value::Object(serde_json::Map::new()),
+        Ok(v) => v,
+        Err(e) => return Err(error(&e.to_string())),
+    };
+    match Config::deserialize(&value) {
+        Ok(config) => Ok((value, config)),
+        Err(e) => Err(error(
+            &serde_saphyr::from_str::<Config>(text)
+                .err()
+                .map_or_else(|| e.to_string(), |typed| typed.to_string()),
+        )),
+    }
 }
 
 /// Merges `overlay` into `base`: objects key by key, anything else replaced.
@@ -507,6 +552,64 @@ mod tests {
         assert_eq!(
             Config::load(None, Some(&p)).unwrap().config,
             Config::default()
+        );
+    }
+
+    #[test]
+    fn a_rule_with_an_invalid_glob_is_named_and_the_other_rules_apply() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = write(
+            dir.path(),
+            "user.yaml",
+            "rules:\n  deny:\n    - command: \"rm -rf [\"\n    - command: \"terraform destroy*\"\n  ask:\n    - path: \"**/migrations/**\"\n",
+        );
+        let subject = |command| crate::rules::Subject {
+            tool: "Bash",
+            commands: vec![command],
+            paths: vec![],
+        };
+        for loaded in [
+            Config::load(Some(&user), None).unwrap(),
+            Config::load_checked(Some(&user), None, approval::Approvals::default),
+        ] {
+            assert_eq!(
+                loaded.warnings,
+                ["rules.deny[0]: invalid glob \"rm -rf [\": unclosed character class; missing ']'"]
+            );
+            let rules = &loaded.config.rules;
+            assert_eq!((rules.deny.len(), rules.ask.len()), (2, 1));
+            let hit = rules.matching(&subject("terraform destroy -target=a/b"));
+            assert_eq!(hit.map(|m| m.id), Some("rules.deny[1]".to_owned()));
+            assert_eq!(rules.matching(&subject("rm -rf [")), None);
+        }
+    }
+
+    #[test]
+    fn wrong_keys_deep_in_a_section_name_their_line_and_layers_merge() {
+        // Wrong types deep in a section are refused with the line, as unknown keys are.
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "c.yaml",
+            "on_error: deny\nrules:\n  deny:\n    - command: x\n      reasn: y\n",
+        );
+        let err = Config::load(None, Some(&p)).unwrap_err().to_string();
+        assert!(err.contains("line 5"), "{err}");
+        assert!(err.contains("did you mean `reason`?"), "{err}");
+        let l = Config::load_checked(None, Some(&p), approval::Approvals::default);
+        assert_eq!(l.project, ProjectFile::Invalid);
+        assert!(l.warnings[0].contains("line 5"), "{:?}", l.warnings);
+        // User and project, both valid: merged, the project's key winning.
+        let user = write(
+            dir.path(),
+            "u.yaml",
+            "on_error: deny\ntrust:\n  boost_threshold: 7\n",
+        );
+        let project = write(dir.path(), "p.yaml", "trust:\n  boost_threshold: 9\n");
+        let l = Config::load(Some(&user), Some(&project)).unwrap();
+        assert_eq!(
+            (l.config.on_error, l.config.trust.boost_threshold),
+            (OnError::Deny, 9)
         );
     }
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::DEFAULT_TIMEOUT_SECS;
+use crate::config::glob::Glob;
 use crate::trust::Outcome;
 
 /// `postToolUse:` in the config; the seed's block pastes in unchanged.
@@ -84,8 +85,10 @@ impl On {
 pub struct ObserverCommand {
     /// Glob on the tool name (`AskUserQuestion`, `*Search*`, `mcp__github__*`, `*`); default
     /// `*`.
+    // Compiled when a tool's outcome is first held against it.
     #[serde(default = "any_tool")]
-    pub tool: String,
+    #[schemars(with = "String")]
+    pub tool: Glob,
     /// Shell script run with `sh -c` in the project root.
     #[serde(default)]
     pub run: Option<String>,
@@ -109,7 +112,7 @@ pub struct ObserverCommand {
 #[serde(deny_unknown_fields)]
 struct RawObserverCommand {
     #[serde(default = "any_tool")]
-    tool: String,
+    tool: Glob,
     #[serde(default)]
     run: Option<String>,
     #[serde(default, rename = "async")]
@@ -140,8 +143,8 @@ impl<'de> Deserialize<'de> for ObserverCommand {
     }
 }
 
-fn any_tool() -> String {
-    "*".into()
+fn any_tool() -> Glob {
+    Glob::new("*")
 }
 
 fn default_timeout() -> u64 {
@@ -161,40 +164,6 @@ impl Default for ObserverCommand {
     }
 }
 
-/// A compiled `tool` filter; plain names and `*` need no glob machinery.
-pub(super) enum ToolMatcher {
-    Any,
-    Exact(String),
-    Glob(globset::GlobMatcher),
-}
-
-impl ToolMatcher {
-    /// Compiles a `tool` pattern, or says why it cannot be used.
-    fn new(pattern: &str) -> Result<Self, String> {
-        if pattern.is_empty() {
-            return Err("has an empty `tool`".into());
-        }
-        if pattern.chars().all(|c| c == '*') {
-            return Ok(Self::Any);
-        }
-        if !pattern.contains(['*', '?', '[', ']', '{', '}', '\\']) {
-            return Ok(Self::Exact(pattern.to_owned()));
-        }
-        globset::Glob::new(pattern)
-            .map(|g| Self::Glob(g.compile_matcher()))
-            .map_err(|e| format!("has an invalid `tool` glob {pattern:?}: {}", e.kind()))
-    }
-
-    /// Returns whether a tool name matches.
-    pub(super) fn is_match(&self, tool: &str) -> bool {
-        match self {
-            Self::Any => true,
-            Self::Exact(name) => name == tool,
-            Self::Glob(m) => m.is_match(tool),
-        }
-    }
-}
-
 impl ObserverCommand {
     /// Returns the script, or why the command cannot run.
     pub(super) fn script(&self) -> Result<&str, String> {
@@ -204,8 +173,9 @@ impl ObserverCommand {
         }
     }
 
-    /// Returns the compiled filter, or the first problem making the command unusable.
-    pub(super) fn matcher(&self) -> Result<ToolMatcher, String> {
+    /// Returns the `tool` filter (compiled when first matched), or the first problem making
+    /// the command unusable.
+    pub(super) fn matcher(&self) -> Result<&Glob, String> {
         if let Some(p) = &self.problem {
             return Err(format!("cannot be read ({p})"));
         }
@@ -213,7 +183,13 @@ impl ObserverCommand {
         if self.timeout == 0 {
             return Err("has `timeout: 0`; it must be at least 1 second".into());
         }
-        ToolMatcher::new(&self.tool)
+        if self.tool.as_str().is_empty() {
+            return Err("has an empty `tool`".into());
+        }
+        self.tool
+            .check()
+            .map_err(|e| format!("has an invalid `tool` glob {:?}: {e}", self.tool.as_str()))?;
+        Ok(&self.tool)
     }
 }
 
@@ -262,7 +238,7 @@ commands:
 "#,
         );
         assert_eq!(c.commands.len(), 2);
-        assert_eq!(c.commands[0].tool, "AskUserQuestion");
+        assert_eq!(c.commands[0].tool.as_str(), "AskUserQuestion");
         assert!(!c.commands[0].is_async);
         assert_eq!(c.commands[0].timeout, 60);
         assert_eq!(c.commands[0].on, On::Success);
@@ -273,7 +249,7 @@ commands:
     #[test]
     fn defaults_are_any_tool_success_sixty_seconds() {
         let c = config("commands:\n  - run: echo hi\n    on: both\n");
-        assert_eq!(c.commands[0].tool, "*");
+        assert_eq!(c.commands[0].tool.as_str(), "*");
         assert_eq!(c.commands[0].on, On::Both);
         assert_eq!(
             c.commands[0],
@@ -335,7 +311,14 @@ commands:
 
     #[test]
     fn tool_globs_match_names() {
-        let m = |p: &str, t: &str| ToolMatcher::new(p).unwrap().is_match(t);
+        let m = |p: &str, t: &str| {
+            let c = ObserverCommand {
+                tool: Glob::new(p),
+                run: Some("x".into()),
+                ..ObserverCommand::default()
+            };
+            c.matcher().unwrap().is_match(t)
+        };
         assert!(m("*", "Bash"));
         assert!(m("*", ""));
         assert!(m("AskUserQuestion", "AskUserQuestion"));
