@@ -262,7 +262,11 @@ pub struct Record {
 impl Record {
     /// Parses one line; `None` when it is not a JSON object. Invalid UTF-8 is replaced.
     pub fn parse(line: &[u8]) -> Option<Self> {
-        let text = String::from_utf8_lossy(line);
+        // `from_utf8` first: it checks ASCII a word at a time, `from_utf8_lossy` byte by byte.
+        let text = match std::str::from_utf8(line) {
+            Ok(s) => Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(line),
+        };
         let text = text.trim();
         if !text.starts_with('{') {
             return None;

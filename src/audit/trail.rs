@@ -176,8 +176,10 @@ struct FileStream {
     /// Entries in the order their first record came, with the sequence number of the first.
     queue: VecDeque<Entry>,
     first_seq: u64,
-    /// Calls waiting for records, by session and call id: their sequence number.
-    open: HashMap<(Box<str>, Box<str>), u64>,
+    /// Calls waiting for records, by `session NUL call id`: their sequence number.
+    open: HashMap<Box<str>, u64>,
+    /// The key being looked up (kept to save an allocation per record).
+    scratch: String,
     /// The latest record time seen.
     clock: Option<Timestamp>,
     /// Reading stops at a record this late.
@@ -218,9 +220,9 @@ impl FileStream {
     fn pop(&mut self) -> Option<Entry> {
         let e = self.queue.pop_front()?;
         if let Some(id) = &e.tool_use_id {
-            let key = (Box::from(e.session.as_str()), Box::from(id.as_str()));
-            if self.open.get(&key) == Some(&self.first_seq) {
-                self.open.remove(&key);
+            let key = open_key(&mut self.scratch, &e.session, id);
+            if self.open.get(key) == Some(&self.first_seq) {
+                self.open.remove(key);
             }
         }
         self.first_seq += 1;
@@ -256,12 +258,12 @@ impl FileStream {
         if let Some(t) = r.time {
             self.clock = Some(self.clock.map_or(t, |c| c.max(t)));
         }
-        let session = r.session.clone().unwrap_or_else(|| "unknown".into());
         let call = matches!(r.kind.as_deref(), Some("pre" | "outcome"));
         let is_pre = r.kind.as_deref() == Some("pre");
-        if call && let Some(id) = r.tool_use_id.clone() {
-            let key = (session.clone(), id.clone());
-            if let Some(&seq) = self.open.get(&key) {
+        if call && let Some(id) = r.tool_use_id.as_deref() {
+            let session = r.session.as_deref().unwrap_or("unknown");
+            let key = open_key(&mut self.scratch, session, id);
+            if let Some(&seq) = self.open.get(key) {
                 let e = &mut self.queue[(seq - self.first_seq) as usize];
                 if is_pre {
                     if e.pre.is_none() {
@@ -274,14 +276,16 @@ impl FileStream {
                 }
                 return;
             }
-            if !is_pre && self.skipped_its_pre(&r) {
+            if !is_pre && skipped_its_pre(self.entered_at, &r) {
                 return;
             }
-            self.open
-                .insert(key, self.first_seq + self.queue.len() as u64);
-            self.push(session, Some(id), r, is_pre);
+            let seq = self.first_seq + self.queue.len() as u64;
+            self.open.insert(key.into(), seq);
+            let (session, id) = (session.into(), Some(id.into()));
+            self.push(session, id, r, is_pre);
             return;
         }
+        let session: Box<str> = r.session.clone().unwrap_or_else(|| "unknown".into());
         if call {
             self.push(session, None, r, is_pre);
             return;
@@ -315,18 +319,27 @@ impl FileStream {
             key: time.or(self.clock),
         });
     }
+}
 
-    /// Whether an outcome with no pre record read belongs to a call that started before the
-    /// point reading began (its time less its duration): that call's entry, dated by its pre
-    /// record, is before the window.
-    fn skipped_its_pre(&self, r: &Record) -> bool {
-        match (self.entered_at, r.time, r.duration_ms) {
-            (Some(at), Some(t), Some(ms)) if ms >= 0.0 => {
-                t.unix_millis() - (ms as i128) < at.unix_millis()
-            }
-            _ => false,
+/// Whether an outcome with no pre record read belongs to a call that started before the point
+/// reading began (`entered_at`, when it began past the file's start): the outcome's time less
+/// its duration. That call's entry, dated by its pre record, is before the window.
+fn skipped_its_pre(entered_at: Option<Timestamp>, r: &Record) -> bool {
+    match (entered_at, r.time, r.duration_ms) {
+        (Some(at), Some(t), Some(ms)) if ms >= 0.0 => {
+            t.unix_millis() - (ms as i128) < at.unix_millis()
         }
+        _ => false,
     }
+}
+
+/// Returns the key of a call in [`FileStream::open`], written into `scratch`.
+fn open_key<'a>(scratch: &'a mut String, session: &str, id: &str) -> &'a str {
+    scratch.clear();
+    scratch.push_str(session);
+    scratch.push('\0');
+    scratch.push_str(id);
+    scratch
 }
 
 /// An audit file found, with the times of its first and last records.
@@ -421,6 +434,7 @@ pub fn read(
                 queue: VecDeque::new(),
                 first_seq: 0,
                 open: HashMap::new(),
+                scratch: String::new(),
                 clock: None,
                 stop_at,
                 entered_at: None,
