@@ -71,28 +71,28 @@ pub struct AuditArgs {
     pub json: bool,
 }
 
-/// Parses `--since`/`--until`: ISO 8601 instant or date, or `<n>s|m|h|d|w` ago.
+/// Parses `--since`/`--until` (with jiff): an ISO 8601 instant (`2026-03-01T09:00:00Z`, any
+/// offset), a date or a date and time without an offset (UTC), or a span ago (`30m`, `2h`,
+/// `1d`, `2w`, `1h30m`, `PT2H`; days and weeks of 24 hours, no months or years).
 pub fn parse_time(s: &str, now: Timestamp) -> Option<Timestamp> {
     let s = s.trim();
-    if let Some(t) = Timestamp::parse(s) {
-        return Some(t);
+    let from_jiff = |t: jiff::Timestamp| Timestamp::from_unix_millis(t.as_millisecond().into());
+    if let Ok(t) = s.parse::<jiff::Timestamp>() {
+        return Some(from_jiff(t));
     }
-    if s.len() == 10
-        && let Some(t) = Timestamp::parse(&format!("{s}T00:00:00Z"))
-    {
-        return Some(t);
+    if let Ok(dt) = s.parse::<jiff::civil::DateTime>() {
+        return jiff::tz::Offset::UTC.to_timestamp(dt).ok().map(from_jiff);
     }
-    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit())?);
-    let n: i64 = num.parse().ok()?;
-    let secs = match unit {
-        "s" => 1,
-        "m" | "min" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        "w" => 7 * 86_400,
-        _ => return None,
-    };
-    Some(now.plus_seconds(-n.checked_mul(secs)?))
+    let span: jiff::Span = s.parse().ok()?;
+    if span.is_negative() {
+        return None;
+    }
+    let ago = span
+        .to_duration(jiff::SpanRelativeTo::days_are_24_hours())
+        .ok()?;
+    Some(Timestamp::from_unix_millis(
+        now.unix_millis().checked_sub(ago.as_millis())?,
+    ))
 }
 
 /// Returns a short description of a call's target.
@@ -312,20 +312,38 @@ mod tests {
     #[test]
     fn times_parse_absolute_and_relative() {
         let now = Timestamp::parse("2026-03-01T12:00:00Z").unwrap();
-        assert_eq!(
-            parse_time("2h", now).unwrap().iso_seconds(),
-            "2026-03-01T10:00:00Z"
-        );
-        assert_eq!(
-            parse_time("7d", now).unwrap().iso_seconds(),
-            "2026-02-22T12:00:00Z"
-        );
-        assert_eq!(
-            parse_time("2026-02-01", now).unwrap().iso_seconds(),
-            "2026-02-01T00:00:00Z"
-        );
-        assert!(parse_time("yesterday", now).is_none());
-        assert!(parse_time("5y", now).is_none());
+        let cases = [
+            ("2h", Some("2026-03-01T10:00:00Z")),
+            ("30m", Some("2026-03-01T11:30:00Z")),
+            ("10min", Some("2026-03-01T11:50:00Z")),
+            ("90s", Some("2026-03-01T11:58:30Z")),
+            ("1h30m", Some("2026-03-01T10:30:00Z")),
+            (" 2h ", Some("2026-03-01T10:00:00Z")),
+            ("PT2H", Some("2026-03-01T10:00:00Z")),
+            ("1d", Some("2026-02-28T12:00:00Z")),
+            ("7d", Some("2026-02-22T12:00:00Z")),
+            ("2w", Some("2026-02-15T12:00:00Z")),
+            ("0s", Some("2026-03-01T12:00:00Z")),
+            ("2026-02-01", Some("2026-02-01T00:00:00Z")),
+            ("2026-03-01T09:00:00Z", Some("2026-03-01T09:00:00Z")),
+            ("2026-03-01T11:00:00+02:00", Some("2026-03-01T09:00:00Z")),
+            ("2026-03-01T09:00:00", Some("2026-03-01T09:00:00Z")),
+            ("yesterday", None),
+            ("5y", None),
+            ("3mo", None),
+            ("-2h", None),
+            ("2", None),
+            ("", None),
+            ("2026-13-01", None),
+            ("2h garbage", None),
+        ];
+        for (text, want) in cases {
+            let got = parse_time(text, now).map(|t| t.iso_seconds());
+            assert_eq!(got.as_deref(), want, "{text:?}");
+        }
+        // Milliseconds are kept.
+        let t = parse_time("2026-03-01T09:00:00.250Z", now).unwrap();
+        assert_eq!(t.iso_millis(), "2026-03-01T09:00:00.250Z");
     }
 
     #[test]
