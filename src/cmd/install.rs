@@ -617,7 +617,11 @@ pub fn install(
         }
         if dry_run {
             ui::out(&format!("  would change {}:", t.settings.display()));
-            ui::out_raw(&diff(settings.text.as_deref().unwrap_or(""), &new_text));
+            ui::out_raw(&diff(
+                &t.settings,
+                settings.text.as_deref().unwrap_or(""),
+                &new_text,
+            ));
         } else {
             if let Some(old) = &settings.text {
                 let b = backup_path(&t.settings, now);
@@ -763,7 +767,7 @@ pub fn uninstall(
                     ));
                 } else {
                     ui::out(&format!("  would change {}:", t.settings.display()));
-                    ui::out_raw(&diff(old_text, &new_text));
+                    ui::out_raw(&diff(&t.settings, old_text, &new_text));
                 }
             } else {
                 let b = backup_path(&t.settings, now);
@@ -950,7 +954,15 @@ mod tests {
 
     #[test]
     fn diff_marks_changes_with_context() {
-        let d = diff("a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nX\ne\nf\ng\n");
-        assert_eq!(d, "  ...\n  b\n  c\n- d\n+ X\n  e\n  f\n  ...\n");
+        let p = Path::new("settings.json");
+        let d = diff(p, "a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nX\ne\nf\ng\n");
+        // A replaced line, two lines of context either side, none further.
+        assert_eq!(
+            d,
+            "--- settings.json\n+++ settings.json\n@@ -2,5 +2,5 @@\n b\n c\n-d\n+X\n e\n f\n"
+        );
+        // A new file: every line added.
+        let d = diff(p, "", "{\n}\n");
+        assert!(d.contains("@@ -0,0 +1,2 @@\n+{\n+}\n"), "{d}");
     }
 }

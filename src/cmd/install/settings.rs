@@ -1,5 +1,5 @@
 //! The settings file itself: reading it with its layout, checking the parts oath touches,
-//! merging and removing oath's handlers, and a line diff for `--dry-run`.
+//! merging and removing oath's handlers, and a unified diff for `--dry-run`.
 //!
 //! Pure functions on `serde_json::Value` (key order kept by `preserve_order`), so the
 //! round trip install → uninstall can be tested without a disk.
@@ -414,56 +414,13 @@ pub fn remove_hooks(root: &mut Value, exes: &[String], manifest: Option<&Manifes
     r
 }
 
-/// Returns a line diff of two texts (`-` removed, `+` added, two lines of context).
-pub fn diff(old: &str, new: &str) -> String {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
-    let (n, m) = (a.len(), b.len());
-    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let mut ops: Vec<(char, &str)> = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] {
-            ops.push((' ', a[i]));
-            i += 1;
-            j += 1;
-        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            ops.push(('-', a[i]));
-            i += 1;
-        } else {
-            ops.push(('+', b[j]));
-            j += 1;
-        }
-    }
-    let near_change = |k: usize| {
-        let lo = k.saturating_sub(2);
-        let hi = (k + 2).min(ops.len().saturating_sub(1));
-        (lo..=hi).any(|x| ops[x].0 != ' ')
-    };
-    let mut out = String::new();
-    let mut skipped = false;
-    for (k, (op, line)) in ops.iter().enumerate() {
-        if *op == ' ' && !near_change(k) {
-            if !skipped {
-                out.push_str("  ...\n");
-                skipped = true;
-            }
-            continue;
-        }
-        skipped = false;
-        out.push(*op);
-        out.push(' ');
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
+/// Returns a unified diff of a settings file's change (two lines of context), as `diff -u`
+/// prints it.
+pub fn diff(path: &Path, old: &str, new: &str) -> String {
+    let name = path.display().to_string();
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(2)
+        .header(&name, &name)
+        .to_string()
 }
