@@ -22,15 +22,13 @@ pub enum Form {
     Shell,
 }
 
-/// Quotes a path for `sh -c` when it needs it.
+/// Quotes a path for `sh -c` when it needs it (`shlex`: ordinary paths as they are, others in
+/// single quotes, or double quotes when they hold one).
 pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c))
-    {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
+    match shlex::try_quote(s) {
+        Ok(q) => q.into_owned(),
+        // Only a NUL byte is refused, which no path holds; quoted by hand all the same.
+        Err(_) => format!("'{}'", s.replace('\'', r"'\''")),
     }
 }
 
@@ -59,9 +57,11 @@ pub fn is_oath_handler(h: &Value, exes: &[String]) -> bool {
     };
     match obj.get("args") {
         Some(args) => args == &json!(["hook"]) && exes.iter().any(|e| e == cmd),
-        None => exes
-            .iter()
-            .any(|e| cmd == format!("{} hook", shell_quote(e))),
+        // Whatever quoting the binary got (this version's or an earlier one's).
+        None => cmd
+            .strip_suffix(" hook")
+            .map(unquote)
+            .is_some_and(|b| exes.contains(&b)),
     }
 }
 
@@ -133,12 +133,13 @@ pub fn stale_binaries(settings: &Value) -> Vec<String> {
     out
 }
 
-/// Undoes [`shell_quote`].
+/// Undoes [`shell_quote`] (and the single-quoted form earlier versions wrote): the one shell
+/// word `s` stands for, or `s` itself when it is not one word.
 pub fn unquote(s: &str) -> String {
-    s.strip_prefix('\'')
-        .and_then(|x| x.strip_suffix('\''))
-        .map(|x| x.replace(r"'\''", "'"))
-        .unwrap_or_else(|| s.to_owned())
+    match shlex::split(s).as_deref() {
+        Some([word]) => word.clone(),
+        _ => s.to_owned(),
+    }
 }
 
 /// A settings file as read: its value, its text (when it exists) and its layout.
