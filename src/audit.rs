@@ -5,6 +5,9 @@
 //! `tool_use_id`, so a pre record joins its outcome. Tool inputs are redacted
 //! ([`crate::redact`]) and long strings truncated with their size and BLAKE3 digest.
 
+pub mod read;
+pub mod trail;
+
 use std::path::Path;
 
 use serde::Serialize;

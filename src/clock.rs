@@ -37,6 +37,14 @@ impl Timestamp {
         Self(OffsetDateTime::from_unix_timestamp(secs).unwrap_or(OffsetDateTime::UNIX_EPOCH))
     }
 
+    /// Builds a timestamp from milliseconds since the Unix epoch.
+    pub fn from_unix_millis(ms: i128) -> Self {
+        Self(
+            OffsetDateTime::from_unix_timestamp_nanos(ms * 1_000_000)
+                .unwrap_or(OffsetDateTime::UNIX_EPOCH),
+        )
+    }
+
     /// Returns seconds since the Unix epoch.
     pub fn unix(self) -> i64 {
         self.0.unix_timestamp()
@@ -125,6 +133,8 @@ mod tests {
         assert_eq!(t.date_compact(), "20260224");
         let offset = Timestamp::parse("2026-02-24T12:00:00+02:00").unwrap();
         assert_eq!(offset, t);
+        let ms = Timestamp::parse("2026-02-24T10:00:00.250Z").unwrap();
+        assert_eq!(Timestamp::from_unix_millis(ms.unix_millis()), ms);
     }
 
     #[test]

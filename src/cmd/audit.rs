@@ -1,27 +1,40 @@
 //! `oath audit`: the project's audit trail, with each call's decision joined to its outcome.
 //!
-//! Reads every `audit/*.jsonl` file of the project (this is the CLI, not the hook), skips lines
-//! that are not JSON objects (counted and reported), joins `pre` and `outcome` records by
-//! `tool_use_id`, filters, and prints a table or JSON.
+//! Streams the project's `audit/*.jsonl` files through [`crate::audit::trail`] (which joins
+//! `pre` and `outcome` records by `tool_use_id`, filters while reading and reads only what a
+//! `--since`/`--until` window needs), counts lines that are not JSON objects (reported on
+//! stderr), and prints the latest entries as a table, or every entry as JSON Lines.
 
-use std::collections::HashMap;
+use std::collections::VecDeque;
+use std::io::{BufWriter, Write};
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
 
+use crate::audit::read::{ReadError, Record};
+use crate::audit::trail::{self, Entry, Filter, Stats};
 use crate::clock::Timestamp;
 use crate::error::{CliError, EXIT_USAGE, Result};
 use crate::project::{Env, Project};
 use crate::ui;
 
-/// Version of the `--json` output.
-pub const JSON_VERSION: u32 = 1;
+/// Version of the `--json` output: 2 is JSON Lines, one object per entry (1 was one document
+/// with an `entries` array).
+pub const JSON_VERSION: u32 = 2;
 
 /// Show the audit trail.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 One row per tool call: when, which tool and what, its domain and risk, oath's decision, and
-the outcome with the trust change. Times are UTC.
+the outcome with the trust change. Times are UTC. With --since, only the part of the trail
+the window needs is read.
+
+--json prints JSON Lines (output version 2), oldest first, as the trail is read: one object
+per line, with the keys version (2), session_id, tool_use_id, pre and outcomes for a call,
+and version, session_id and event for a session event; the records are oath's as written.
+Version 1 printed a single document with an `entries` array. Lines of the trail that cannot
+be read are counted on stderr.
 
 Examples:
   oath audit                          the last 50 calls of this project
@@ -29,7 +42,7 @@ Examples:
   oath audit --decision deny --decision ask
   oath audit --domain shell_exec --since 2026-03-01 --until 2026-03-02
   oath audit --session 2a8a8413 --events --limit 0
-  oath audit --json                   for scripts")]
+  oath audit --json | tail -1         the latest entry, for scripts")]
 pub struct AuditArgs {
     /// Only this session (a prefix of the id is enough)
     #[arg(long)]
@@ -53,166 +66,33 @@ pub struct AuditArgs {
     /// Show at most this many rows, the latest (0 = all; default 50, all with --json)
     #[arg(long)]
     pub limit: Option<usize>,
-    /// Print JSON for scripts
+    /// Print JSON Lines for scripts: one object per entry
     #[arg(long)]
     pub json: bool,
 }
 
-/// Parses `--since`/`--until`: ISO 8601 instant or date, or `<n>s|m|h|d|w` ago.
+/// Parses `--since`/`--until` (with jiff): an ISO 8601 instant (`2026-03-01T09:00:00Z`, any
+/// offset), a date or a date and time without an offset (UTC), or a span ago (`30m`, `2h`,
+/// `1d`, `2w`, `1h30m`, `PT2H`; days and weeks of 24 hours, no months or years).
 pub fn parse_time(s: &str, now: Timestamp) -> Option<Timestamp> {
     let s = s.trim();
-    if let Some(t) = Timestamp::parse(s) {
-        return Some(t);
+    let from_jiff = |t: jiff::Timestamp| Timestamp::from_unix_millis(t.as_millisecond().into());
+    if let Ok(t) = s.parse::<jiff::Timestamp>() {
+        return Some(from_jiff(t));
     }
-    if s.len() == 10
-        && let Some(t) = Timestamp::parse(&format!("{s}T00:00:00Z"))
-    {
-        return Some(t);
+    if let Ok(dt) = s.parse::<jiff::civil::DateTime>() {
+        return jiff::tz::Offset::UTC.to_timestamp(dt).ok().map(from_jiff);
     }
-    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit())?);
-    let n: i64 = num.parse().ok()?;
-    let secs = match unit {
-        "s" => 1,
-        "m" | "min" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        "w" => 7 * 86_400,
-        _ => return None,
-    };
-    Some(now.plus_seconds(-n.checked_mul(secs)?))
-}
-
-/// One row: a tool call (pre and outcomes joined) or a session event.
-#[derive(Debug, Clone)]
-pub struct Entry {
-    /// When (the pre record's time, or the first record's).
-    pub time: Option<Timestamp>,
-    /// The session.
-    pub session: String,
-    /// The call id.
-    pub tool_use_id: Option<String>,
-    /// The pre record.
-    pub pre: Option<Value>,
-    /// Outcome records (more than one when a hook fired twice).
-    pub outcomes: Vec<Value>,
-    /// A non-tool record.
-    pub event: Option<Value>,
-}
-
-impl Entry {
-    fn first(&self) -> Option<&Value> {
-        self.pre
-            .as_ref()
-            .or(self.outcomes.first())
-            .or(self.event.as_ref())
+    let span: jiff::Span = s.parse().ok()?;
+    if span.is_negative() {
+        return None;
     }
-
-    fn field(&self, key: &str) -> Option<&str> {
-        self.first().and_then(|r| r[key].as_str())
-    }
-
-    fn to_json(&self) -> Value {
-        match &self.event {
-            Some(e) => json!({"session_id": self.session, "event": e}),
-            None => json!({
-                "session_id": self.session,
-                "tool_use_id": self.tool_use_id,
-                "pre": self.pre,
-                "outcomes": self.outcomes,
-            }),
-        }
-    }
-}
-
-/// Reads the records of every audit file of a project; returns them and the number of lines
-/// skipped as unreadable.
-pub fn read_records(project: &Project) -> Result<(Vec<Value>, usize)> {
-    let dir = project.audit_dir();
-    let mut records = Vec::new();
-    let mut skipped = 0;
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((records, 0)),
-        Err(e) => return Err(CliError::new(format!("cannot read {}: {e}", dir.display()))),
-    };
-    let mut files: Vec<_> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    for f in files {
-        let text = std::fs::read(&f)
-            .map_err(|e| CliError::new(format!("cannot read {}: {e}", f.display())))?;
-        for line in String::from_utf8_lossy(&text).lines() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<Value>(line) {
-                Ok(v) if v.is_object() => records.push(v),
-                _ => skipped += 1,
-            }
-        }
-    }
-    Ok((records, skipped))
-}
-
-/// Joins records into entries, oldest first.
-pub fn join(records: Vec<Value>) -> Vec<Entry> {
-    let mut entries: Vec<Entry> = Vec::new();
-    let mut by_id: HashMap<(String, String), usize> = HashMap::new();
-    for r in records {
-        let session = r["session_id"].as_str().unwrap_or("unknown").to_owned();
-        let time = r["timestamp"].as_str().and_then(Timestamp::parse);
-        let kind = r["kind"].as_str().unwrap_or("");
-        let id = r["tool_use_id"].as_str().map(str::to_owned);
-        match (kind, id) {
-            ("pre" | "outcome", Some(id)) => {
-                let key = (session.clone(), id.clone());
-                let idx = *by_id.entry(key).or_insert_with(|| {
-                    entries.push(Entry {
-                        time,
-                        session: session.clone(),
-                        tool_use_id: Some(id),
-                        pre: None,
-                        outcomes: Vec::new(),
-                        event: None,
-                    });
-                    entries.len() - 1
-                });
-                let e = &mut entries[idx];
-                if kind == "pre" {
-                    if e.pre.is_none() {
-                        e.time = time.or(e.time);
-                    }
-                    e.pre = Some(r);
-                } else {
-                    e.outcomes.push(r);
-                }
-            }
-            ("pre" | "outcome", None) => entries.push(Entry {
-                time,
-                session,
-                tool_use_id: None,
-                pre: (kind == "pre").then(|| r.clone()),
-                outcomes: if kind == "outcome" {
-                    vec![r]
-                } else {
-                    Vec::new()
-                },
-                event: None,
-            }),
-            _ => entries.push(Entry {
-                time,
-                session,
-                tool_use_id: None,
-                pre: None,
-                outcomes: Vec::new(),
-                event: Some(r),
-            }),
-        }
-    }
-    entries.sort_by_key(|e| e.time);
-    entries
+    let ago = span
+        .to_duration(jiff::SpanRelativeTo::days_are_24_hours())
+        .ok()?;
+    Some(Timestamp::from_unix_millis(
+        now.unix_millis().checked_sub(ago.as_millis())?,
+    ))
 }
 
 /// Returns a short description of a call's target.
@@ -264,59 +144,56 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
             }),
         }
     };
-    let since = bound(&args.since, "--since")?;
-    let until = bound(&args.until, "--until")?;
-    let (records, skipped) = read_records(&project)?;
-    let total_records = records.len();
-    let filtered: Vec<Entry> = join(records)
-        .into_iter()
-        .filter(|e| args.events || e.event.is_none())
-        .filter(|e| {
-            args.session
-                .as_deref()
-                .is_none_or(|s| e.session.starts_with(s))
-        })
-        .filter(|e| since.is_none_or(|s| e.time.is_some_and(|t| t >= s)))
-        .filter(|e| until.is_none_or(|u| e.time.is_some_and(|t| t < u)))
-        .filter(|e| {
-            args.decision.is_empty()
-                || e.pre.as_ref().is_some_and(|p| {
-                    args.decision
-                        .iter()
-                        .any(|d| p["decision"].as_str() == Some(d))
-                })
-        })
-        .filter(|e| {
-            args.domain.is_empty()
-                || e.field("domain")
-                    .is_some_and(|d| args.domain.iter().any(|x| x == d))
-        })
-        .collect();
-    let limit = args.limit.unwrap_or(if args.json { 0 } else { 50 });
-    let shown_from = if limit == 0 {
-        0
-    } else {
-        filtered.len().saturating_sub(limit)
+    let filter = Filter {
+        session: args.session.clone(),
+        since: bound(&args.since, "--since")?,
+        until: bound(&args.until, "--until")?,
+        events: args.events,
+        decisions: args.decision.clone(),
+        domains: args.domain.clone(),
     };
-    let shown = &filtered[shown_from..];
-    if args.json {
-        let v = json!({
-            "version": JSON_VERSION,
-            "project": project.root,
-            "entries": shown.iter().map(Entry::to_json).collect::<Vec<_>>(),
-            "skipped_lines": skipped,
-        });
-        ui::out(&v.to_string());
+    let limit = args.limit.unwrap_or(if args.json { 0 } else { 50 });
+    let dir = project.audit_dir();
+    let read_err = |e: ReadError| CliError::new(e.to_string());
+    if args.json && limit == 0 {
+        let mut out = BufWriter::new(std::io::stdout().lock());
+        let stats = trail::read(&dir, &filter, |e| {
+            // A closed pipe (`| head`) ends the reading.
+            match writeln!(out, "{}", e.json_line(JSON_VERSION)) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(_) => ControlFlow::Break(()),
+            }
+        })
+        .map_err(read_err)?;
+        let _ = out.flush();
+        warn_unreadable(&stats);
         return Ok(ExitCode::SUCCESS);
     }
-    if skipped > 0 {
-        ui::warn(&format!(
-            "{} in the audit trail could not be read and {} skipped",
-            ui::plural(skipped, "line", "lines"),
-            if skipped == 1 { "was" } else { "were" }
-        ));
+    // The latest `limit` entries (all with 0) and how many matched.
+    let mut shown: VecDeque<Entry> = VecDeque::new();
+    let mut matched = 0usize;
+    let stats = trail::read(&dir, &filter, |e| {
+        matched += 1;
+        if limit > 0 && shown.len() == limit {
+            shown.pop_front();
+        }
+        shown.push_back(e);
+        ControlFlow::Continue(())
+    })
+    .map_err(read_err)?;
+    if args.json {
+        let mut out = BufWriter::new(std::io::stdout().lock());
+        for e in &shown {
+            if writeln!(out, "{}", e.json_line(JSON_VERSION)).is_err() {
+                break;
+            }
+        }
+        let _ = out.flush();
+        warn_unreadable(&stats);
+        return Ok(ExitCode::SUCCESS);
     }
-    if total_records == 0 {
+    warn_unreadable(&stats);
+    if stats.records == 0 && stats.files_skipped == 0 {
         ui::out(&format!(
             "No audit trail yet for {}.",
             project.root.display()
@@ -327,8 +204,8 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
     ui::out(&format!(
         "Audit trail of {}: {}{}",
         project.root.display(),
-        ui::plural(filtered.len(), "entry", "entries"),
-        if shown_from > 0 {
+        ui::plural(matched, "entry", "entries"),
+        if shown.len() < matched {
             format!(", the last {} shown (--limit 0 shows all)", shown.len())
         } else {
             String::new()
@@ -344,7 +221,7 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         "time (UTC)", "session", "tool", "target", "domain", "risk", "decision", "outcome"
     ));
     let root = project.root.display().to_string();
-    for e in shown {
+    for e in &shown {
         let time = e
             .time
             .map(|t| {
@@ -356,6 +233,7 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
             .unwrap_or_else(|| "?".into());
         let session: String = e.session.chars().take(8).collect();
         if let Some(ev) = &e.event {
+            let ev = ev.value();
             let name = ev["hook_event_name"]
                 .as_str()
                 .or(ev["kind"].as_str())
@@ -368,15 +246,20 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
             ui::out(&format!("{time:<19}  {session:<8}  · {name}{detail}"));
             continue;
         }
-        let pre = e.pre.as_ref();
-        let tool = e.field("tool_name").unwrap_or("?");
-        let what = pre.map(|p| target(p, &root)).unwrap_or_default();
-        let domain = e.field("domain").unwrap_or("-");
-        let risk = pre.and_then(|p| p["risk_category"].as_str()).unwrap_or("-");
+        let pre = e.pre.as_ref().map(Record::value);
+        let first = e.first().map(Record::value).unwrap_or_default();
+        let tool = first["tool_name"].as_str().unwrap_or("?");
+        let what = pre.as_ref().map(|p| target(p, &root)).unwrap_or_default();
+        let domain = e.domain().unwrap_or("-");
+        let risk = pre
+            .as_ref()
+            .and_then(|p| p["risk_category"].as_str())
+            .unwrap_or("-");
         let decision = pre
+            .as_ref()
             .and_then(|p| p["decision"].as_str())
             .unwrap_or("(no pre record)");
-        let outcome = outcome_text(e);
+        let outcome = outcome_text(&e.outcomes);
         ui::out(&format!(
             "{time:<19}  {session:<8}  {tool:<12} {what:<38}  {domain:<12} {risk:<8} {decision:<10}  {outcome}"
         ));
@@ -384,16 +267,27 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn outcome_text(e: &Entry) -> String {
-    let Some(last) = e.outcomes.last() else {
+/// Warns about lines of the trail that could not be read.
+fn warn_unreadable(stats: &Stats) {
+    let n = stats.unreadable;
+    if n > 0 {
+        ui::warn(&format!(
+            "{} in the audit trail could not be read and {} skipped",
+            ui::plural(n, "line", "lines"),
+            if n == 1 { "was" } else { "were" }
+        ));
+    }
+}
+
+/// Returns the outcome column: the last outcome, the trust change applied, and notes.
+fn outcome_text(outcomes: &[Record]) -> String {
+    let outcomes: Vec<Value> = outcomes.iter().map(Record::value).collect();
+    let Some(last) = outcomes.last() else {
         return "pending".into();
     };
     let outcome = last["outcome"].as_str().unwrap_or("?");
     let mut s = outcome.to_owned();
-    let applied = e
-        .outcomes
-        .iter()
-        .find(|o| o["trust_applied"] == json!(true));
+    let applied = outcomes.iter().find(|o| o["trust_applied"] == json!(true));
     if let Some(o) = applied
         && let (Some(b), Some(a)) = (
             o["trust_score_before"].as_f64(),
@@ -405,8 +299,8 @@ fn outcome_text(e: &Entry) -> String {
     if last["interrupted"] == json!(true) {
         s.push_str(" (interrupted)");
     }
-    if e.outcomes.len() > 1 {
-        s.push_str(&format!(" [{} outcome records]", e.outcomes.len()));
+    if outcomes.len() > 1 {
+        s.push_str(&format!(" [{} outcome records]", outcomes.len()));
     }
     s
 }
@@ -418,36 +312,56 @@ mod tests {
     #[test]
     fn times_parse_absolute_and_relative() {
         let now = Timestamp::parse("2026-03-01T12:00:00Z").unwrap();
-        assert_eq!(
-            parse_time("2h", now).unwrap().iso_seconds(),
-            "2026-03-01T10:00:00Z"
-        );
-        assert_eq!(
-            parse_time("7d", now).unwrap().iso_seconds(),
-            "2026-02-22T12:00:00Z"
-        );
-        assert_eq!(
-            parse_time("2026-02-01", now).unwrap().iso_seconds(),
-            "2026-02-01T00:00:00Z"
-        );
-        assert!(parse_time("yesterday", now).is_none());
-        assert!(parse_time("5y", now).is_none());
+        let cases = [
+            ("2h", Some("2026-03-01T10:00:00Z")),
+            ("30m", Some("2026-03-01T11:30:00Z")),
+            ("10min", Some("2026-03-01T11:50:00Z")),
+            ("90s", Some("2026-03-01T11:58:30Z")),
+            ("1h30m", Some("2026-03-01T10:30:00Z")),
+            (" 2h ", Some("2026-03-01T10:00:00Z")),
+            ("PT2H", Some("2026-03-01T10:00:00Z")),
+            ("1d", Some("2026-02-28T12:00:00Z")),
+            ("7d", Some("2026-02-22T12:00:00Z")),
+            ("2w", Some("2026-02-15T12:00:00Z")),
+            ("0s", Some("2026-03-01T12:00:00Z")),
+            ("2026-02-01", Some("2026-02-01T00:00:00Z")),
+            ("2026-03-01T09:00:00Z", Some("2026-03-01T09:00:00Z")),
+            ("2026-03-01T11:00:00+02:00", Some("2026-03-01T09:00:00Z")),
+            ("2026-03-01T09:00:00", Some("2026-03-01T09:00:00Z")),
+            ("yesterday", None),
+            ("5y", None),
+            ("3mo", None),
+            ("-2h", None),
+            ("2", None),
+            ("", None),
+            ("2026-13-01", None),
+            ("2h garbage", None),
+        ];
+        for (text, want) in cases {
+            let got = parse_time(text, now).map(|t| t.iso_seconds());
+            assert_eq!(got.as_deref(), want, "{text:?}");
+        }
+        // Milliseconds are kept.
+        let t = parse_time("2026-03-01T09:00:00.250Z", now).unwrap();
+        assert_eq!(t.iso_millis(), "2026-03-01T09:00:00.250Z");
     }
 
     #[test]
-    fn pre_and_outcome_join_by_tool_use_id() {
-        let recs = vec![
-            json!({"kind": "pre", "session_id": "s", "tool_use_id": "a", "timestamp": "2026-03-01T10:00:00.000Z", "decision": "ask"}),
-            json!({"kind": "pre", "session_id": "s", "tool_use_id": "b", "timestamp": "2026-03-01T10:00:01.000Z", "decision": "allow"}),
-            json!({"kind": "outcome", "session_id": "s", "tool_use_id": "a", "timestamp": "2026-03-01T10:00:02.000Z", "outcome": "failure"}),
-            json!({"kind": "session_start", "session_id": "s", "timestamp": "2026-03-01T09:59:00.000Z"}),
-        ];
-        let e = join(recs);
-        assert_eq!(e.len(), 3);
-        assert!(e[0].event.is_some());
-        assert_eq!(e[1].tool_use_id.as_deref(), Some("a"));
-        assert_eq!(e[1].outcomes.len(), 1);
-        assert!(e[2].outcomes.is_empty());
-        assert_eq!(outcome_text(&e[2]), "pending");
+    fn outcome_text_names_the_last_outcome_and_the_trust_change() {
+        let rec = |v: Value| Record::parse(v.to_string().as_bytes()).unwrap();
+        assert_eq!(outcome_text(&[]), "pending");
+        let applied = rec(
+            json!({"kind": "outcome", "outcome": "failure", "trust_applied": true,
+                                 "trust_score_before": 0.3, "trust_score_after": 0.26}),
+        );
+        assert_eq!(
+            outcome_text(std::slice::from_ref(&applied)),
+            "failure (trust 0.30 → 0.26)"
+        );
+        let again = rec(json!({"kind": "outcome", "outcome": "success", "interrupted": true}));
+        assert_eq!(
+            outcome_text(&[applied, again]),
+            "success (trust 0.30 → 0.26) (interrupted) [2 outcome records]"
+        );
     }
 }

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::audit::read;
 use crate::clock::Timestamp;
 use crate::error::{CliError, Result};
 use crate::hook::{self, Ctx};
@@ -162,15 +163,17 @@ impl Runner {
 
     fn last_audit(&self) -> Result<Value> {
         let path = self.project.audit_file(&self.session);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let no_record = |e: &dyn std::fmt::Display| {
             CliError::new(format!(
                 "the hook wrote no audit record ({}): {e}",
                 path.display()
             ))
-        })?;
-        let line = text.lines().last().unwrap_or("{}");
-        serde_json::from_str(line)
-            .map_err(|e| CliError::new(format!("unreadable audit record: {e}")))
+        };
+        let len = std::fs::metadata(&path).map_err(|e| no_record(&e))?.len();
+        read::last_record(&path, len, &mut 0, |_| true)
+            .map_err(|e| no_record(&e))?
+            .map(|r| r.value())
+            .ok_or_else(|| CliError::new("unreadable audit record: no JSON object"))
     }
 
     /// Sends PreToolUse for a call.

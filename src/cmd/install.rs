@@ -617,7 +617,11 @@ pub fn install(
         }
         if dry_run {
             ui::out(&format!("  would change {}:", t.settings.display()));
-            ui::out_raw(&diff(settings.text.as_deref().unwrap_or(""), &new_text));
+            ui::out_raw(&diff(
+                &t.settings,
+                settings.text.as_deref().unwrap_or(""),
+                &new_text,
+            ));
         } else {
             if let Some(old) = &settings.text {
                 let b = backup_path(&t.settings, now);
@@ -763,7 +767,7 @@ pub fn uninstall(
                     ));
                 } else {
                     ui::out(&format!("  would change {}:", t.settings.display()));
-                    ui::out_raw(&diff(old_text, &new_text));
+                    ui::out_raw(&diff(&t.settings, old_text, &new_text));
                 }
             } else {
                 let b = backup_path(&t.settings, now);
@@ -875,9 +879,35 @@ mod tests {
 
     #[test]
     fn shell_quoting_only_when_needed() {
-        assert_eq!(shell_quote("/usr/bin/oath"), "/usr/bin/oath");
+        // Ordinary paths as they are.
+        for p in [
+            "/usr/bin/oath",
+            "/home/dev/.cargo/bin/oath",
+            "/opt/oath-1.2_x/oath",
+        ] {
+            assert_eq!(shell_quote(p), p);
+        }
         assert_eq!(shell_quote("/My Apps/oath"), "'/My Apps/oath'");
-        assert_eq!(shell_quote("/a'b/oath"), r"'/a'\''b/oath'");
+        // What the shell makes of the quoted form is the path.
+        for p in [
+            "/My Apps/oath",
+            "/a'b/oath",
+            "/a\"b'c/$HOME/`x`/oath",
+            "/é/oath",
+            "/x;rm -rf ~/oath",
+        ] {
+            let q = shell_quote(p);
+            assert_eq!(unquote(&q), p, "{q}");
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s {q}"))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&out.stdout), p, "{q}");
+        }
+        // The single-quoted form of earlier versions still reads back.
+        assert_eq!(unquote(r"'/a'\''b/oath'"), "/a'b/oath");
+        assert_eq!(unquote("not one word"), "not one word");
     }
 
     #[test]
@@ -890,6 +920,16 @@ mod tests {
         assert!(is_oath_handler(
             &handler("/x y/oath", Form::Shell, 10),
             &exes
+        ));
+        // A shell handler an earlier version quoted its own way.
+        let exes_q = vec!["/a'b/oath".to_owned()];
+        assert!(is_oath_handler(
+            &json!({"type": "command", "command": r"'/a'\''b/oath' hook"}),
+            &exes_q
+        ));
+        assert!(is_oath_handler(
+            &handler("/a'b/oath", Form::Shell, 10),
+            &exes_q
         ));
         assert!(!is_oath_handler(
             &handler("/other/oath", Form::Exec, 10),
@@ -950,7 +990,15 @@ mod tests {
 
     #[test]
     fn diff_marks_changes_with_context() {
-        let d = diff("a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nX\ne\nf\ng\n");
-        assert_eq!(d, "  ...\n  b\n  c\n- d\n+ X\n  e\n  f\n  ...\n");
+        let p = Path::new("settings.json");
+        let d = diff(p, "a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nX\ne\nf\ng\n");
+        // A replaced line, two lines of context either side, none further.
+        assert_eq!(
+            d,
+            "--- settings.json\n+++ settings.json\n@@ -2,5 +2,5 @@\n b\n c\n-d\n+X\n e\n f\n"
+        );
+        // A new file: every line added.
+        let d = diff(p, "", "{\n}\n");
+        assert!(d.contains("@@ -0,0 +1,2 @@\n+{\n+}\n"), "{d}");
     }
 }

@@ -324,58 +324,14 @@ fn plain_form(text: &str) -> String {
     text.trim_start_matches('\u{feff}').replace("\r\n", "\n")
 }
 
-/// Returns a unified diff of an insertion-only change (`after` holds `before` in order).
+/// Returns a unified diff of a file's change (two lines of context), as `diff -u` prints it.
 pub fn diff(path: &Path, before: &str, after: &str) -> String {
-    let old: Vec<&str> = before.lines().collect();
-    let new: Vec<&str> = after.lines().collect();
-    // ops: (kind, old index, new index) with kind ' ' or '+'
-    let mut ops: Vec<(char, usize, usize)> = Vec::new();
-    let mut i = 0;
-    for (j, l) in new.iter().enumerate() {
-        if i < old.len() && old[i] == *l {
-            ops.push((' ', i, j));
-            i += 1;
-        } else {
-            ops.push(('+', i, j));
-        }
-    }
-    let mut out = format!("--- {}\n+++ {}\n", path.display(), path.display());
-    let ctx = 2;
-    let mut k = 0;
-    while k < ops.len() {
-        if ops[k].0 != '+' {
-            k += 1;
-            continue;
-        }
-        let start = k.saturating_sub(ctx);
-        let mut end = k;
-        while end < ops.len() {
-            if ops[end].0 == '+' {
-                end += 1;
-                continue;
-            }
-            let next_plus = ops[end..].iter().position(|o| o.0 == '+');
-            match next_plus {
-                Some(d) if d <= 2 * ctx => end += d,
-                _ => break,
-            }
-        }
-        let stop = (end + ctx).min(ops.len());
-        let old_count = ops[start..stop].iter().filter(|o| o.0 == ' ').count();
-        let new_count = stop - start;
-        let old_start = ops[start].1 + usize::from(old_count > 0);
-        let new_start = ops[start].2 + 1;
-        out.push_str(&format!(
-            "@@ -{old_start},{old_count} +{new_start},{new_count} @@\n"
-        ));
-        for o in &ops[start..stop] {
-            out.push(o.0);
-            out.push_str(new[o.2]);
-            out.push('\n');
-        }
-        k = stop;
-    }
-    out
+    let name = path.display().to_string();
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(2)
+        .header(&name, &name)
+        .to_string()
 }
 
 /// Writes a file atomically (temp file in the same folder, fsync, rename).
@@ -459,5 +415,12 @@ mod tests {
     fn diff_shows_insertions_with_context() {
         let d = diff(Path::new("f"), "a\nb\nc\n", "a\nb\nX\nc\n");
         assert_eq!(d, "--- f\n+++ f\n@@ -1,3 +1,4 @@\n a\n b\n+X\n c\n");
+        // Far apart insertions: two hunks, each with two lines of context.
+        let before: String = (0..20).map(|i| format!("{i}\n")).collect();
+        let after = before.replace("3\n", "3\nA\n").replace("15\n", "15\nB\n");
+        let d = diff(Path::new("f"), &before, &after);
+        assert_eq!(d.matches("@@ ").count(), 2, "{d}");
+        assert!(d.contains("@@ -3,4 +3,5 @@\n 2\n 3\n+A\n 4\n 5\n"), "{d}");
+        assert!(!d.contains(" 10\n"), "{d}");
     }
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::audit;
 use crate::clock::Timestamp;
 use crate::state::{self, ReadOutcome};
 use crate::strike::store::{ESCALATE_AT, ErrorsFile};
@@ -112,17 +113,14 @@ pub fn facts(audit: &Path, errors_json: Option<&Path>, session_id: &str) -> Audi
 /// Strike escalations are `strike` records with `strike >= 3` when the trail has any; else
 /// pre records whose reason names a strike and that asked or denied.
 pub fn audit_facts(path: &Path) -> AuditFacts {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(records) = audit::read::values(path) else {
         return AuditFacts::default();
     };
     let mut out = AuditFacts::default();
     let mut trust: BTreeMap<String, TrustChange> = BTreeMap::new();
     let mut strike_records = 0u64;
     let mut strike_reasons = Vec::new();
-    for line in text.lines() {
-        let Ok(rec) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
+    for rec in records {
         let kind = rec.get("kind").and_then(Value::as_str).unwrap_or("");
         let ts = rec
             .get("timestamp")

@@ -181,7 +181,8 @@ fn audit_joins_decisions_and_outcomes() {
         .unwrap();
     insta::assert_snapshot!("audit", env.render(&out));
 
-    let json_of = |args: &[&str]| -> Value {
+    // JSON Lines: one object per entry.
+    let json_of = |args: &[&str]| -> Vec<Value> {
         let out = env
             .oath()
             .arg("audit")
@@ -191,51 +192,29 @@ fn audit_joins_decisions_and_outcomes() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", env.render(&out));
-        serde_json::from_slice(&out.stdout).unwrap()
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .inspect(|v| assert_eq!(v["version"], 2, "{v}"))
+            .collect()
     };
-    let all = json_of(&[]);
-    let entries = all["entries"].as_array().unwrap();
-    assert_eq!(entries.len(), 6, "{all}");
+    let entries = json_of(&[]);
+    assert_eq!(entries.len(), 6, "{entries:?}");
     let bash = entries
         .iter()
         .find(|e| e["tool_use_id"] == "toolu_25")
         .unwrap();
     assert_eq!(bash["pre"]["kind"], "pre");
     assert_eq!(bash["outcomes"][0]["outcome"], "failure");
-    assert_eq!(
-        json_of(&["--session", "second"])["entries"]
-            .as_array()
-            .unwrap()
-            .len(),
-        4
-    );
-    assert_eq!(
-        json_of(&["--domain", "file_read"])["entries"]
-            .as_array()
-            .unwrap()
-            .len(),
-        1
-    );
-    assert_eq!(
-        json_of(&["--since", "85m"])["entries"]
-            .as_array()
-            .unwrap()
-            .len(),
-        1
-    );
-    assert_eq!(
-        json_of(&["--until", "2026-03-01T10:31:00Z"])["entries"]
-            .as_array()
-            .unwrap()
-            .len(),
-        3
-    );
+    assert_eq!(json_of(&["--session", "second"]).len(), 4);
+    assert_eq!(json_of(&["--domain", "file_read"]).len(), 1);
+    assert_eq!(json_of(&["--since", "85m"]).len(), 1);
+    assert_eq!(json_of(&["--until", "2026-03-01T10:31:00Z"]).len(), 3);
     let last2 = json_of(&["--limit", "2"]);
-    let last2 = last2["entries"].as_array().unwrap();
     assert_eq!(last2.len(), 2);
     assert_eq!(last2[1]["tool_use_id"], "toolu_p");
-    let asked = json_of(&["--decision", "allow"]);
-    for e in asked["entries"].as_array().unwrap() {
+    for e in json_of(&["--decision", "allow"]) {
         assert_eq!(e["pre"]["decision"], "allow");
     }
     let out = env

@@ -276,7 +276,14 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
         .unwrap();
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("+             \"args\": ["), "{stdout}");
+    // A unified diff adding the exec form's arguments.
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with('+') && l[1..].trim_start().starts_with("\"args\": [")),
+        "{stdout}"
+    );
+    assert!(stdout.lines().any(|l| l.starts_with("@@ -")), "{stdout}");
     assert!(stdout.contains("Dry run: nothing was written."));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), RICH);
     assert!(backups(file.parent().unwrap()).is_empty());
@@ -664,7 +671,12 @@ fn scopes_exclude_each_other_and_uninstall_dry_run_writes_nothing() {
         .unwrap();
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("-             \"args\": ["), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with('-') && l[1..].trim_start().starts_with("\"args\": [")),
+        "{stdout}"
+    );
     assert!(stdout.contains("quick-save.md to remove"), "{stdout}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), installed);
     assert!(

@@ -394,3 +394,81 @@ impl TestEnv {
             .to_string()
     }
 }
+
+/// Writes `records` synthetic audit records into the audit folder `dir`, shaped as the hook
+/// writes them (pre and outcome records of each call, a `session_start` and a `Stop` event per
+/// session), for measuring `oath audit`. Sessions of 5,000 records follow one another over the
+/// 30 days up to `end` (every tenth one overlapping the one before, as sessions running side
+/// by side do), one file each; calls are about 2.5 s apart at 1M records. Returns the number of
+/// files written.
+pub fn write_synthetic_audit(dir: &Path, records: usize, end: oath::clock::Timestamp) -> usize {
+    use serde_json::json;
+    const PER_SESSION: usize = 5000;
+    std::fs::create_dir_all(dir).unwrap();
+    let sessions = records.div_ceil(PER_SESSION).max(1);
+    let span_ms: i64 = 30 * 86_400_000;
+    let slot = span_ms / sessions as i64;
+    let commands = [
+        "cargo test --lib",
+        "git status --short",
+        "rg -n 'fn main' src/",
+        "ls -la target/debug",
+        "cargo build --release 2>&1 | tail -20 && ./target/release/app --version",
+    ];
+    let at = |ms: i64| oath::clock::Timestamp::from_unix_millis(ms.into()).iso_millis();
+    let end_ms = end.unix_millis() as i64;
+    let mut left = records;
+    for s in 0..sessions {
+        let n = left.min(PER_SESSION);
+        left -= n;
+        let id = format!("{:08x}-synth-{s:05}", s * 2_654_435_761 % 0xffff_ffff);
+        // Session `s` ends at its slot's end; every tenth starts half a slot early.
+        let stop = end_ms - (sessions - 1 - s) as i64 * slot;
+        let start = stop - slot * 9 / 10 - if s % 10 == 9 { slot / 2 } else { 0 };
+        let step = (stop - start) / n.max(1) as i64;
+        let file = std::fs::File::create(dir.join(format!("{id}.jsonl"))).unwrap();
+        let mut w = std::io::BufWriter::new(file);
+        let mut t = start;
+        let mut line = |v: Value| writeln!(w, "{v}").unwrap();
+        line(
+            json!({"v": 1, "kind": "session_start", "timestamp": at(t), "session_id": id, "source": "startup"}),
+        );
+        let mut written = 1;
+        let mut call = 0;
+        while written + 2 < n {
+            t += step * 2;
+            call += 1;
+            let tool_use_id = format!("toolu_{s:05}_{call:06}");
+            let command = commands[call % commands.len()];
+            let failed = call % 50 == 0;
+            line(
+                json!({"v": 1, "kind": "pre", "timestamp": at(t), "session_id": id,
+                "tool_use_id": tool_use_id, "tool_name": "Bash",
+                "tool_input": {"command": command, "description": "Run a step of the build"},
+                "domain": "build", "risk_category": "medium", "risk_value": 0.5, "complexity": 0.2,
+                "rule": null, "trust_score_before": 0.42, "autonomy_score": 0.61,
+                "decision": "no_opinion", "reason": "medium risk at trust 0.42: Claude Code asks",
+                "outcome": "pending", "trust_score_after": null, "recommended_model": "sonnet",
+                "phase": null}),
+            );
+            line(
+                json!({"v": 1, "kind": "outcome", "timestamp": at(t + step), "session_id": id,
+                "tool_use_id": tool_use_id, "tool_name": "Bash", "domain": "build",
+                "outcome": if failed { "failure" } else { "success" },
+                "trust_score_before": 0.42, "trust_score_after": if failed { 0.38 } else { 0.45 },
+                "trust_applied": true, "duration_ms": step / 2,
+                "hook": if failed { "PostToolUseFailure" } else { "PostToolUse" }}),
+            );
+            written += 2;
+        }
+        while written < n {
+            t += step;
+            line(
+                json!({"v": 1, "kind": "event", "timestamp": at(t), "session_id": id, "hook_event_name": "Stop"}),
+            );
+            written += 1;
+        }
+        w.flush().unwrap();
+    }
+    sessions
+}

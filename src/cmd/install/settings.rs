@@ -1,5 +1,5 @@
 //! The settings file itself: reading it with its layout, checking the parts oath touches,
-//! merging and removing oath's handlers, and a line diff for `--dry-run`.
+//! merging and removing oath's handlers, and a unified diff for `--dry-run`.
 //!
 //! Pure functions on `serde_json::Value` (key order kept by `preserve_order`), so the
 //! round trip install → uninstall can be tested without a disk.
@@ -22,15 +22,13 @@ pub enum Form {
     Shell,
 }
 
-/// Quotes a path for `sh -c` when it needs it.
+/// Quotes a path for `sh -c` when it needs it (`shlex`: ordinary paths as they are, others in
+/// single quotes, or double quotes when they hold one).
 pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c))
-    {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
+    match shlex::try_quote(s) {
+        Ok(q) => q.into_owned(),
+        // Only a NUL byte is refused, which no path holds; quoted by hand all the same.
+        Err(_) => format!("'{}'", s.replace('\'', r"'\''")),
     }
 }
 
@@ -59,9 +57,11 @@ pub fn is_oath_handler(h: &Value, exes: &[String]) -> bool {
     };
     match obj.get("args") {
         Some(args) => args == &json!(["hook"]) && exes.iter().any(|e| e == cmd),
-        None => exes
-            .iter()
-            .any(|e| cmd == format!("{} hook", shell_quote(e))),
+        // Whatever quoting the binary got (this version's or an earlier one's).
+        None => cmd
+            .strip_suffix(" hook")
+            .map(unquote)
+            .is_some_and(|b| exes.contains(&b)),
     }
 }
 
@@ -133,12 +133,13 @@ pub fn stale_binaries(settings: &Value) -> Vec<String> {
     out
 }
 
-/// Undoes [`shell_quote`].
+/// Undoes [`shell_quote`] (and the single-quoted form earlier versions wrote): the one shell
+/// word `s` stands for, or `s` itself when it is not one word.
 pub fn unquote(s: &str) -> String {
-    s.strip_prefix('\'')
-        .and_then(|x| x.strip_suffix('\''))
-        .map(|x| x.replace(r"'\''", "'"))
-        .unwrap_or_else(|| s.to_owned())
+    match shlex::split(s).as_deref() {
+        Some([word]) => word.clone(),
+        _ => s.to_owned(),
+    }
 }
 
 /// A settings file as read: its value, its text (when it exists) and its layout.
@@ -414,56 +415,13 @@ pub fn remove_hooks(root: &mut Value, exes: &[String], manifest: Option<&Manifes
     r
 }
 
-/// Returns a line diff of two texts (`-` removed, `+` added, two lines of context).
-pub fn diff(old: &str, new: &str) -> String {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
-    let (n, m) = (a.len(), b.len());
-    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let mut ops: Vec<(char, &str)> = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] {
-            ops.push((' ', a[i]));
-            i += 1;
-            j += 1;
-        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            ops.push(('-', a[i]));
-            i += 1;
-        } else {
-            ops.push(('+', b[j]));
-            j += 1;
-        }
-    }
-    let near_change = |k: usize| {
-        let lo = k.saturating_sub(2);
-        let hi = (k + 2).min(ops.len().saturating_sub(1));
-        (lo..=hi).any(|x| ops[x].0 != ' ')
-    };
-    let mut out = String::new();
-    let mut skipped = false;
-    for (k, (op, line)) in ops.iter().enumerate() {
-        if *op == ' ' && !near_change(k) {
-            if !skipped {
-                out.push_str("  ...\n");
-                skipped = true;
-            }
-            continue;
-        }
-        skipped = false;
-        out.push(*op);
-        out.push(' ');
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
+/// Returns a unified diff of a settings file's change (two lines of context), as `diff -u`
+/// prints it.
+pub fn diff(path: &Path, old: &str, new: &str) -> String {
+    let name = path.display().to_string();
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(2)
+        .header(&name, &name)
+        .to_string()
 }
