@@ -310,6 +310,17 @@ commands:
     }
 
     #[test]
+    fn checks_compile_no_tool_glob_and_the_first_match_does() {
+        let c =
+            config("commands:\n  - tool: '*Search*'\n    run: x\n  - tool: 'mcp__*'\n    run: z\n");
+        assert_eq!(c.validate(), Vec::<String>::new());
+        assert!(c.commands.iter().all(|c| !c.tool.is_compiled()));
+        assert!(c.commands[0].matcher().unwrap().is_match("WebSearch"));
+        assert!(c.commands[0].tool.is_compiled());
+        assert!(!c.commands[1].tool.is_compiled());
+    }
+
+    #[test]
     fn tool_globs_match_names() {
         let m = |p: &str, t: &str| {
             let c = ObserverCommand {
