@@ -216,10 +216,18 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     ui::out("");
-    ui::out(&format!(
-        "{:<19}  {:<8}  {:<12} {:<38}  {:<12} {:<8} {:<10}  {}",
-        "time (UTC)", "session", "tool", "target", "domain", "risk", "decision", "outcome"
-    ));
+    // Columns as wide as their widest cell, two spaces apart, no borders.
+    let mut table = comfy_table::Table::new();
+    table.load_style(comfy_table::presets::NOTHING).set_header([
+        "time (UTC)",
+        "session",
+        "tool",
+        "target",
+        "domain",
+        "risk",
+        "decision",
+        "outcome",
+    ]);
     let root = project.root.display().to_string();
     for e in &shown {
         let time = e
@@ -243,27 +251,31 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
                 .find_map(|k| ev[*k].as_str())
                 .map(|d| format!(" ({d})"))
                 .unwrap_or_default();
-            ui::out(&format!("{time:<19}  {session:<8}  · {name}{detail}"));
+            table.add_row([time, session, "·".into(), format!("{name}{detail}")]);
             continue;
         }
         let pre = e.pre.as_ref().map(Record::value);
         let first = e.first().map(Record::value).unwrap_or_default();
-        let tool = first["tool_name"].as_str().unwrap_or("?");
+        let tool = first["tool_name"].as_str().unwrap_or("?").to_owned();
         let what = pre.as_ref().map(|p| target(p, &root)).unwrap_or_default();
-        let domain = e.domain().unwrap_or("-");
+        let domain = e.domain().unwrap_or("-").to_owned();
         let risk = pre
             .as_ref()
             .and_then(|p| p["risk_category"].as_str())
-            .unwrap_or("-");
+            .unwrap_or("-")
+            .to_owned();
         let decision = pre
             .as_ref()
             .and_then(|p| p["decision"].as_str())
-            .unwrap_or("(no pre record)");
+            .unwrap_or("(no pre record)")
+            .to_owned();
         let outcome = outcome_text(&e.outcomes);
-        ui::out(&format!(
-            "{time:<19}  {session:<8}  {tool:<12} {what:<38}  {domain:<12} {risk:<8} {decision:<10}  {outcome}"
-        ));
+        table.add_row([time, session, tool, what, domain, risk, decision, outcome]);
     }
+    for c in table.column_iter_mut() {
+        c.set_padding((0, 2));
+    }
+    ui::out(&table.trim_fmt());
     Ok(ExitCode::SUCCESS)
 }
 
