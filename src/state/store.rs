@@ -207,10 +207,7 @@ pub fn update_json<T, R>(
 where
     T: Serialize + DeserializeOwned,
 {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
-    let lock = take_lock(&lock_path(path), now, warnings)?;
-    sweep_stale_temps(dir);
+    let (dir, lock) = lock_for_update(path, now, warnings)?;
     let result = read_modify_write(path, dir, now, warnings, |_| Ok(()), default, change);
     drop(lock);
     result
@@ -234,18 +231,8 @@ pub fn update_json_redacted_at_entry<T, R>(
 where
     T: Serialize + DeserializeOwned,
 {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
-    let lock = take_lock(&lock_path(path), now, warnings)?;
-    sweep_stale_temps(dir);
-    let mut value = match read_json::<T>(path) {
-        ReadOutcome::Ok(v) => v,
-        ReadOutcome::Missing => default(),
-        ReadOutcome::Corrupt(reason) => {
-            warnings.push(quarantine_warning(path, &reason, now));
-            default()
-        }
-    };
+    let (dir, lock) = lock_for_update(path, now, warnings)?;
+    let mut value = value_or_default(read_json::<T>(path), path, now, warnings, default);
     let (changed, result) = change(&mut value);
     if changed {
         let mut bytes =
@@ -258,6 +245,39 @@ where
     }
     drop(lock);
     Ok(result)
+}
+
+/// Creates a state file's folder, takes the file's lock and sweeps stale temps: the first
+/// steps of every locked rewrite. Returns the folder and the lock.
+fn lock_for_update<'a>(
+    path: &'a Path,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+) -> Result<(&'a Path, File), StateError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+    let lock = take_lock(&lock_path(path), now, warnings)?;
+    sweep_stale_temps(dir);
+    Ok((dir, lock))
+}
+
+/// The value read, or `default()` when the file is missing or unreadable (then moved aside,
+/// with a warning).
+fn value_or_default<T>(
+    read: ReadOutcome<T>,
+    path: &Path,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+    default: impl FnOnce() -> T,
+) -> T {
+    match read {
+        ReadOutcome::Ok(v) => v,
+        ReadOutcome::Missing => default(),
+        ReadOutcome::Corrupt(reason) => {
+            warnings.push(quarantine_warning(path, &reason, now));
+            default()
+        }
+    }
 }
 
 /// The exclusive lock of one state file (its sidecar `<file>.lock`), held until dropped.
@@ -336,14 +356,7 @@ where
         check(&value).map_err(<serde_json::Error as serde::de::Error>::custom)?;
         Ok(value)
     });
-    let mut value = match read {
-        ReadOutcome::Ok(v) => v,
-        ReadOutcome::Missing => default(),
-        ReadOutcome::Corrupt(reason) => {
-            warnings.push(quarantine_warning(path, &reason, now));
-            default()
-        }
-    };
+    let mut value = value_or_default(read, path, now, warnings, default);
     let (changed, result) = change(&mut value);
     if changed {
         write_json_known(path, tmp_dir, &value, &known)?;
