@@ -71,27 +71,82 @@ pub struct AuditArgs {
     pub json: bool,
 }
 
-/// Parses `--since`/`--until` (with jiff): an ISO 8601 instant (`2026-03-01T09:00:00Z`, any
-/// offset), a date or a date and time without an offset (UTC), or a span ago (`30m`, `2h`,
-/// `1d`, `2w`, `1h30m`, `PT2H`; days and weeks of 24 hours, no months or years).
+/// Parses `--since`/`--until`: an RFC 3339 instant (`2026-03-01T09:00:00Z`, any offset), a
+/// date or a date and time without an offset (UTC), or a span ago read by humantime (`30m`,
+/// `2h`, `1d`, `2w`, `1h30m`, `1h 30m`; days and weeks of 24 hours, no months or years).
+///
+/// Not jiff, which parses all of these (and ISO 8601 durations): any of its parsers links its
+/// time zone names into the binary, ~1,700 pointers the loader relocates at every hook's
+/// start, for a flag no hook reads.
 pub fn parse_time(s: &str, now: Timestamp) -> Option<Timestamp> {
     let s = s.trim();
-    let from_jiff = |t: jiff::Timestamp| Timestamp::from_unix_millis(t.as_millisecond().into());
-    if let Ok(t) = s.parse::<jiff::Timestamp>() {
-        return Some(from_jiff(t));
+    if let Some(t) = Timestamp::parse(s).or_else(|| utc_date_time(s)) {
+        return Some(t);
     }
-    if let Ok(dt) = s.parse::<jiff::civil::DateTime>() {
-        return jiff::tz::Offset::UTC.to_timestamp(dt).ok().map(from_jiff);
-    }
-    let span: jiff::Span = s.parse().ok()?;
-    if span.is_negative() {
+    // humantime also reads months and years (of 30.44 and 365.25 days): not a span here.
+    let unit_ok = |u: &str| {
+        matches!(
+            u,
+            "" | "s"
+                | "sec"
+                | "secs"
+                | "second"
+                | "seconds"
+                | "m"
+                | "min"
+                | "mins"
+                | "minute"
+                | "minutes"
+                | "h"
+                | "hr"
+                | "hrs"
+                | "hour"
+                | "hours"
+                | "d"
+                | "day"
+                | "days"
+                | "w"
+                | "week"
+                | "weeks"
+        )
+    };
+    if !s.starts_with(|c: char| c.is_ascii_digit())
+        || !s
+            .split(|c: char| c.is_ascii_digit() || c.is_whitespace())
+            .all(unit_ok)
+    {
         return None;
     }
-    let ago = span
-        .to_duration(jiff::SpanRelativeTo::days_are_24_hours())
-        .ok()?;
+    let ago = humantime::parse_duration(s).ok()?;
     Some(Timestamp::from_unix_millis(
-        now.unix_millis().checked_sub(ago.as_millis())?,
+        now.unix_millis()
+            .checked_sub(i128::try_from(ago.as_millis()).ok()?)?,
+    ))
+}
+
+/// Reads a date (`2026-03-01`, midnight) or a date and time without an offset
+/// (`2026-03-01T09:00:00`, `2026-03-01 09:00`), in UTC.
+fn utc_date_time(s: &str) -> Option<Timestamp> {
+    use time::macros::format_description;
+    let forms = [
+        format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond]"),
+        format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]"),
+        format_description!("[year]-[month]-[day]T[hour]:[minute]"),
+        format_description!("[year]-[month]-[day] [hour]:[minute]:[second].[subsecond]"),
+        format_description!("[year]-[month]-[day] [hour]:[minute]:[second]"),
+        format_description!("[year]-[month]-[day] [hour]:[minute]"),
+    ];
+    let at = forms
+        .iter()
+        .find_map(|f| time::PrimitiveDateTime::parse(s, f).ok())
+        .or_else(|| {
+            time::Date::parse(s, format_description!("[year]-[month]-[day]"))
+                .ok()
+                .map(|d| d.midnight())
+        })?
+        .assume_utc();
+    Some(Timestamp::from_unix_millis(
+        at.unix_timestamp_nanos() / 1_000_000,
     ))
 }
 
@@ -331,7 +386,9 @@ mod tests {
             ("90s", Some("2026-03-01T11:58:30Z")),
             ("1h30m", Some("2026-03-01T10:30:00Z")),
             (" 2h ", Some("2026-03-01T10:00:00Z")),
-            ("PT2H", Some("2026-03-01T10:00:00Z")),
+            ("1h 30m", Some("2026-03-01T10:30:00Z")),
+            ("2 hours", Some("2026-03-01T10:00:00Z")),
+            ("PT2H", None),
             ("1d", Some("2026-02-28T12:00:00Z")),
             ("7d", Some("2026-02-22T12:00:00Z")),
             ("2w", Some("2026-02-15T12:00:00Z")),
@@ -340,6 +397,10 @@ mod tests {
             ("2026-03-01T09:00:00Z", Some("2026-03-01T09:00:00Z")),
             ("2026-03-01T11:00:00+02:00", Some("2026-03-01T09:00:00Z")),
             ("2026-03-01T09:00:00", Some("2026-03-01T09:00:00Z")),
+            ("2026-03-01 09:30", Some("2026-03-01T09:30:00Z")),
+            ("2026-03-01T09:00:00.5", Some("2026-03-01T09:00:00Z")),
+            ("1y", None),
+            ("2M", None),
             ("yesterday", None),
             ("5y", None),
             ("3mo", None),

@@ -159,7 +159,8 @@ pub fn read_text_file(path: &Path, limit: u64) -> io::Result<Option<String>> {
             ),
         ));
     }
-    let mut text = String::new();
+    // Sized from the metadata: read in one call, not in growing probes.
+    let mut text = String::with_capacity(meta.len() as usize + 1);
     File::open(path)?.take(limit).read_to_string(&mut text)?;
     Ok(Some(text))
 }
