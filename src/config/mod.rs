@@ -10,6 +10,7 @@
 //! when a call is first held against them ([`glob`]).
 
 pub mod approval;
+mod cache;
 pub mod glob;
 
 use std::path::{Path, PathBuf};
@@ -169,7 +170,7 @@ impl Config {
         let mut sources = Vec::new();
         for (layer, path) in [(Layer::User, user), (Layer::Project, project)] {
             let Some(path) = path else { continue };
-            let Some(file) = read_layer(path)? else {
+            let Some(file) = read_layer(path, None)? else {
                 continue;
             };
             typed = sources.is_empty().then_some(file.config);
@@ -207,6 +208,17 @@ impl Config {
         project: Option<&Path>,
         approvals: impl FnOnce() -> approval::Approvals,
     ) -> Loaded {
+        Self::load_checked_cached(user, project, approvals, None)
+    }
+
+    /// [`Config::load_checked`], with the parsed files kept in `cache` between calls
+    /// ([`cache`]).
+    fn load_checked_cached(
+        user: Option<&Path>,
+        project: Option<&Path>,
+        approvals: impl FnOnce() -> approval::Approvals,
+        cache: Option<&Path>,
+    ) -> Loaded {
         let mut merged = Value::Object(serde_json::Map::new());
         let mut config = Config::default();
         let mut sources = Vec::new();
@@ -216,7 +228,7 @@ impl Config {
         for (layer, path) in [(Layer::User, user), (Layer::Project, project)] {
             let Some(path) = path else { continue };
             let is_project = layer == Layer::Project;
-            let file = match read_layer(path) {
+            let file = match read_layer(path, cache) {
                 Ok(Some(f)) => f,
                 Ok(None) => continue,
                 Err(e) => {
@@ -291,10 +303,12 @@ impl Config {
     /// Loads the configuration in force for a project ([`Config::load_checked`] of the
     /// user file and the project's `.oath.yaml`, with the user's approvals).
     pub fn in_force(env: &crate::project::Env, project: &crate::project::Project) -> Loaded {
-        Self::load_checked(
+        let state = env.state_root();
+        Self::load_checked_cached(
             env.user_config_path().as_deref(),
             Some(&project.config_file()),
-            || approval::Approvals::load(&env.state_root()),
+            || approval::Approvals::load(&state),
+            Some(&state.join("cache/config")),
         )
     }
 
@@ -335,8 +349,9 @@ struct File {
     config: Config,
 }
 
-/// Reads and parses one file; `None` when there is none.
-fn read_layer(path: &Path) -> Result<Option<File>, ConfigError> {
+/// Reads and parses one file (the parsed value kept in `cache` when there is one); `None`
+/// when there is none.
+fn read_layer(path: &Path, cache: Option<&Path>) -> Result<Option<File>, ConfigError> {
     let text = match crate::state::read_text_file(path, MAX_CONFIG_BYTES) {
         Ok(Some(t)) => t,
         Ok(None) => return Ok(None),
@@ -347,7 +362,19 @@ fn read_layer(path: &Path) -> Result<Option<File>, ConfigError> {
             });
         }
     };
-    let (value, config) = parse_layer(&text, path)?;
+    let kept = cache
+        .and_then(|dir| cache::get(dir, path, &text))
+        .and_then(|value| Config::deserialize(&value).ok().map(|c| (value, c)));
+    let (value, config) = match kept {
+        Some(parsed) => parsed,
+        None => {
+            let (value, config) = parse_layer(&text, path)?;
+            if let Some(dir) = cache {
+                cache::put(dir, path, &text, &value);
+            }
+            (value, config)
+        }
+    };
     Ok(Some(File {
         text,
         value,
@@ -491,6 +518,34 @@ mod tests {
             err.contains("must be below autonomy.auto_approve_threshold"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn cached_loads_equal_fresh_ones_and_see_an_edit_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let readme = include_str!("../../README.md");
+        let example = readme
+            .split("```yaml\n")
+            .find(|b| b.starts_with("on_error:"))
+            .and_then(|b| b.split("```").next())
+            .expect("the README's example configuration");
+        let user = write(dir.path(), "user.yaml", example);
+        let none = approval::Approvals::default;
+        let fresh = Config::load_checked(Some(&user), None, none);
+        let load = || Config::load_checked_cached(Some(&user), None, none, Some(&cache));
+        let (first, second) = (load(), load());
+        assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 1, "kept");
+        for l in [&first, &second] {
+            assert_eq!(l.config, fresh.config);
+            assert_eq!(l.warnings, fresh.warnings);
+        }
+        std::fs::write(&user, "on_error: deny\n").unwrap();
+        assert_eq!(load().config.on_error, OnError::Deny);
+        // A broken file is reported as without the cache, and not kept.
+        std::fs::write(&user, "on_error: [\n").unwrap();
+        assert!(load().warnings.iter().any(|w| w.contains("user.yaml")));
+        assert_eq!(load().config, Config::default());
     }
 
     #[test]
