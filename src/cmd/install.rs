@@ -9,9 +9,12 @@
 //! them, and restores the backup's exact bytes when the result equals the backed-up file, so
 //! install then uninstall gives back the original file.
 //!
-//! The settings file is rewritten in the indentation it was written with (2 spaces unless it
-//! used another), so a file Claude Code wrote comes back as it was. The JSON work itself is in
-//! [`settings`]; the decisions behind all this are in `docs/adr/0010-install-and-uninstall.md`.
+//! The settings file is rewritten as an edit of its text: every value oath did not change
+//! keeps its original text (number spellings such as `1e10` or `-0`, `\u` escapes, compact
+//! parts), and the objects and arrays it changed are written in the file's indentation (2
+//! spaces unless it used another), so a file Claude Code wrote comes back as it was. The JSON
+//! work itself is in [`settings`] and `layout`; the decisions behind all this are in
+//! `docs/adr/0010-install-and-uninstall.md`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -27,6 +30,7 @@ use crate::project::{Env, Project, file_safe};
 use crate::state::{self, ReadOutcome};
 use crate::ui;
 
+mod layout;
 pub mod settings;
 
 pub use settings::{

@@ -11,6 +11,7 @@ mod deadline;
 mod explain;
 mod faults;
 mod install;
+mod install_text;
 mod kills;
 mod kpt;
 mod kpt_apply;
