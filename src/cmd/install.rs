@@ -30,6 +30,7 @@ use crate::project::{Env, Project, file_safe};
 use crate::state::{self, ReadOutcome};
 use crate::ui;
 
+mod backups;
 mod layout;
 pub mod settings;
 
@@ -97,7 +98,8 @@ Adds one handler per event oath answers (PreToolUse, PostToolUse, PostToolUseFai
 SessionStart, SessionEnd, UserPromptSubmit, PostToolBatch) that runs this binary by its
 absolute path as `oath hook`, and the `/quick-save`, `/quick-load` and `/hurikaeri` slash
 commands. Every other setting and your own hooks stay as they are; the file is backed up
-(`settings.json.oath-backup-<time>`) before it changes. Running it again changes nothing.
+(`settings.json.oath-backup-<time>`, the last three kept) before it changes. Running it
+again changes nothing.
 
 Examples:
   oath install                 guard every project (user settings, the default)
@@ -247,7 +249,8 @@ pub struct Manifest {
     /// Event arrays install created.
     #[serde(default)]
     pub created_events: Vec<String>,
-    /// Backup of the file as it was before the first install.
+    /// Backup of the file as it was before the first install (`None` again once it is
+    /// rotated away, see `backups`).
     #[serde(default)]
     pub backup: Option<PathBuf>,
     /// Slash command files install wrote, with the sha256 of what it wrote.
@@ -342,22 +345,6 @@ pub fn current_exe() -> Result<String> {
         ))
         .hint("move the binary to a path Claude Code can store in JSON")
     })
-}
-
-/// Returns a free backup path next to `file`.
-fn backup_path(file: &Path, now: Timestamp) -> PathBuf {
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "settings.json".into());
-    let base = format!("{name}.oath-backup-{}", now.file_stamp());
-    let mut p = file.with_file_name(&base);
-    let mut k = 1;
-    while p.exists() {
-        p = file.with_file_name(format!("{base}-{k}"));
-        k += 1;
-    }
-    p
 }
 
 /// Fails when a settings file no longer holds the text read at the start.
@@ -627,8 +614,9 @@ pub fn install(
                 &new_text,
             ));
         } else {
+            let mut backup = None;
             if let Some(old) = &settings.text {
-                let b = backup_path(&t.settings, now);
+                let b = backups::path(&t.settings, now);
                 std::fs::write(&b, old).map_err(|e| {
                     CliError::new(format!(
                         "cannot back up {} to {}: {e}",
@@ -645,8 +633,19 @@ pub fn install(
                     t.settings.display(),
                     b.display()
                 ));
+                backup = Some(b);
             }
             write_settings(&t.settings, &new_text, settings.text.as_deref())?;
+            if let Some(b) = &backup {
+                let removed = backups::rotate(&t.settings, b);
+                if manifest
+                    .backup
+                    .as_ref()
+                    .is_some_and(|m| removed.contains(m))
+                {
+                    manifest.backup = None;
+                }
+            }
             ui::out(&format!(
                 "  {}: {}{}",
                 t.settings.display(),
@@ -774,7 +773,7 @@ pub fn uninstall(
                     ui::out_raw(&diff(&t.settings, old_text, &new_text));
                 }
             } else {
-                let b = backup_path(&t.settings, now);
+                let b = backups::path(&t.settings, now);
                 std::fs::write(&b, old_text).map_err(|e| {
                     CliError::new(format!(
                         "cannot back up {} to {}: {e}",
@@ -809,6 +808,7 @@ pub fn uninstall(
                         b.display()
                     ));
                 }
+                backups::rotate(&t.settings, &b);
             }
         }
     }

@@ -11,6 +11,7 @@ mod deadline;
 mod explain;
 mod faults;
 mod install;
+mod install_backups;
 mod install_text;
 mod kills;
 mod kpt;
