@@ -26,6 +26,7 @@ use sha2::{Digest, Sha256};
 
 use crate::clock::Timestamp;
 use crate::error::{CliError, Result};
+use crate::gitignore;
 use crate::project::{Env, Project, file_safe};
 use crate::state::{self, ReadOutcome};
 use crate::ui;
@@ -686,11 +687,44 @@ pub fn install(
     if old_manifest.as_ref() != Some(&manifest) {
         state::write_json_atomic(&mpath, &manifest)?;
     }
+    let mut own = Vec::new();
+    if t.scope == Scope::Local {
+        own.push("/settings.local.json".to_owned());
+        for c in &manifest.command_files {
+            if let Some(name) = c.path.file_name().and_then(|n| n.to_str()) {
+                own.push(format!("/commands/{name}"));
+            }
+        }
+    }
+    ignore_own_files(&t, own);
     ui::out(
         "Done. Claude Code applies settings changes live (older versions: restart it, or review in /hooks).",
     );
     ui::out("Check with `oath doctor`.");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Keeps oath's own files in a project's `.claude/` out of `git status` (`crate::gitignore`):
+/// the settings backups when there are any, and `own` (what `--local` wrote for this machine).
+/// The user scope is no project: nothing is done there.
+fn ignore_own_files(t: &Target, mut own: Vec<String>) {
+    if t.scope == Scope::User {
+        return;
+    }
+    if !backups::list(&t.settings).is_empty() {
+        own.insert(0, gitignore::BACKUPS.to_owned());
+    }
+    let Some(dir) = t.settings.parent().filter(|d| d.is_dir()) else {
+        return;
+    };
+    if own.is_empty() {
+        return;
+    }
+    let entries: Vec<&str> = own.iter().map(String::as_str).collect();
+    let ignored = gitignore::ignore_in_claude_dir(dir, &entries);
+    if let Some(note) = gitignore::note(dir, &ignored) {
+        ui::out(&format!("  note: {note}"));
+    }
 }
 
 /// Runs `oath uninstall`.
@@ -831,6 +865,7 @@ pub fn uninstall(
     if manifest.is_some() {
         let _ = std::fs::remove_file(&mpath);
     }
+    ignore_own_files(&t, Vec::new());
     ui::out("Done. oath's state (trust scores, audit trail) is kept.");
     Ok(ExitCode::SUCCESS)
 }

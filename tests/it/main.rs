@@ -10,6 +10,7 @@ mod corpora;
 mod deadline;
 mod explain;
 mod faults;
+mod git_ignored;
 mod install;
 mod install_backups;
 mod install_text;
