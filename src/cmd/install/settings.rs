@@ -3,7 +3,7 @@
 //!
 //! Pure functions on `serde_json::Value` (key order kept by `preserve_order`), so the
 //! round trip install → uninstall can be tested without a disk; the file is written back as
-//! an edit of its text ([`super::layout`]), so what oath did not change keeps its spelling.
+//! an edit of its text (`layout.rs`), so what oath did not change keeps its spelling.
 
 use std::path::Path;
 
@@ -210,7 +210,7 @@ impl Settings {
     }
 
     /// Renders a value in this file's layout: what the value shares with the file keeps its
-    /// text ([`super::layout`]); the rest is pretty JSON in the file's indentation.
+    /// text (`layout.rs`); the rest is pretty JSON in the file's indentation.
     pub fn render(&self, value: &Value) -> String {
         let edited = self
             .text
