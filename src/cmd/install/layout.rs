@@ -358,3 +358,102 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::{Map, json};
+
+    fn arb_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            (-1e12f64..1e12).prop_map(Value::from),
+            "[ -~é\\u{1F680}\"\\\\]{0,6}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 40, 5, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                proptest::collection::vec(("[a-d]{1,2}", inner), 0..5)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
+            ]
+        })
+    }
+
+    /// A number below `n` drawn from `seed` (a linear congruential step).
+    fn roll(seed: &mut u64, n: u64) -> u64 {
+        *seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (*seed >> 33) % n
+    }
+
+    /// Changes `v` as the seed says: members and elements kept, dropped, replaced or added.
+    fn edit(v: &Value, seed: &mut u64) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut out = Map::new();
+                for (k, x) in m {
+                    match roll(seed, 6) {
+                        0 => {}
+                        1 => {
+                            out.insert(k.clone(), json!({"new": [1, k]}));
+                        }
+                        2 | 3 => {
+                            out.insert(k.clone(), edit(x, seed));
+                        }
+                        _ => {
+                            out.insert(k.clone(), x.clone());
+                        }
+                    }
+                }
+                if roll(seed, 4) == 0 {
+                    out.insert("added".into(), json!([{"hooks": []}]));
+                }
+                Value::Object(out)
+            }
+            Value::Array(a) => {
+                let mut out = Vec::new();
+                for x in a {
+                    match roll(seed, 6) {
+                        0 => {}
+                        1 | 2 => out.push(edit(x, seed)),
+                        _ => out.push(x.clone()),
+                    }
+                }
+                if roll(seed, 4) == 0 {
+                    out.push(json!({"added": true}));
+                }
+                Value::Array(out)
+            }
+            other => other.clone(),
+        }
+    }
+
+    proptest! {
+        /// Whatever the edit, the text written reads back as the new value; with no edit it
+        /// is the original text.
+        #[test]
+        fn the_rendering_reads_back_as_the_new_value(
+            generated in arb_value(),
+            pretty in any::<bool>(),
+            mut seed in any::<u64>(),
+        ) {
+            let text = if pretty {
+                serde_json::to_string_pretty(&generated).unwrap()
+            } else {
+                generated.to_string()
+            };
+            // As install reads it (a float may read back one ulp off what was written).
+            let orig: Value = serde_json::from_str(&text).unwrap();
+            prop_assert_eq!(render(&text, &orig, "  ").unwrap(), text.clone());
+            let new = edit(&orig, &mut seed);
+            let out = render(&text, &new, "  ").unwrap();
+            let back: Value = serde_json::from_str(&out).unwrap();
+            prop_assert_eq!(back, new);
+        }
+    }
+}
