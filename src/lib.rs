@@ -10,7 +10,7 @@
 //! | after tools | [`outcome`] (trust updates, outcome records), [`observers`] (user commands) |
 //! | 3-strike protocol | [`strike`] |
 //! | retrospectives | [`transcript`], [`kpt`] |
-//! | files | [`project`] (where), [`state`] (locked atomic files), [`audit`], [`redact`], [`worktree`] (what git would lose) |
+//! | files | [`project`] (where), [`state`] (locked atomic files), [`audit`], [`redact`], [`worktree`] (what git would lose), [`gitignore`] (oath's files out of `git status`) |
 //! | configuration | [`config`], [`suggest`] ("did you mean") |
 //! | people | [`cli`], [`cmd`], [`ui`], [`error`] |
 //! | ambient | [`clock`], [`env`](mod@env), [`watchdog`] (the hook's last word), [`links`] (where paths lead) |
@@ -29,6 +29,7 @@ pub mod decide;
 pub mod env;
 pub mod error;
 pub mod gate;
+pub mod gitignore;
 pub mod hook;
 pub mod kpt;
 pub mod links;

@@ -9,9 +9,12 @@
 //! them, and restores the backup's exact bytes when the result equals the backed-up file, so
 //! install then uninstall gives back the original file.
 //!
-//! The settings file is rewritten in the indentation it was written with (2 spaces unless it
-//! used another), so a file Claude Code wrote comes back as it was. The JSON work itself is in
-//! [`settings`]; the decisions behind all this are in `docs/adr/0010-install-and-uninstall.md`.
+//! The settings file is rewritten as an edit of its text: every value oath did not change
+//! keeps its original text (number spellings such as `1e10` or `-0`, `\u` escapes, compact
+//! parts), and the objects and arrays it changed are written in the file's indentation (2
+//! spaces unless it used another), so a file Claude Code wrote comes back as it was. The JSON
+//! work itself is in [`settings`] and `layout`; the decisions behind all this are in
+//! `docs/adr/0010-install-and-uninstall.md`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -23,10 +26,13 @@ use sha2::{Digest, Sha256};
 
 use crate::clock::Timestamp;
 use crate::error::{CliError, Result};
+use crate::gitignore;
 use crate::project::{Env, Project, file_safe};
 use crate::state::{self, ReadOutcome};
 use crate::ui;
 
+mod backups;
+mod layout;
 pub mod settings;
 
 pub use settings::{
@@ -93,7 +99,8 @@ Adds one handler per event oath answers (PreToolUse, PostToolUse, PostToolUseFai
 SessionStart, SessionEnd, UserPromptSubmit, PostToolBatch) that runs this binary by its
 absolute path as `oath hook`, and the `/quick-save`, `/quick-load` and `/hurikaeri` slash
 commands. Every other setting and your own hooks stay as they are; the file is backed up
-(`settings.json.oath-backup-<time>`) before it changes. Running it again changes nothing.
+(`settings.json.oath-backup-<time>`, the last three kept) before it changes. Running it
+again changes nothing.
 
 Examples:
   oath install                 guard every project (user settings, the default)
@@ -243,7 +250,8 @@ pub struct Manifest {
     /// Event arrays install created.
     #[serde(default)]
     pub created_events: Vec<String>,
-    /// Backup of the file as it was before the first install.
+    /// Backup of the file as it was before the first install (`None` again once it is
+    /// rotated away, see `backups`).
     #[serde(default)]
     pub backup: Option<PathBuf>,
     /// Slash command files install wrote, with the sha256 of what it wrote.
@@ -338,22 +346,6 @@ pub fn current_exe() -> Result<String> {
         ))
         .hint("move the binary to a path Claude Code can store in JSON")
     })
-}
-
-/// Returns a free backup path next to `file`.
-fn backup_path(file: &Path, now: Timestamp) -> PathBuf {
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "settings.json".into());
-    let base = format!("{name}.oath-backup-{}", now.file_stamp());
-    let mut p = file.with_file_name(&base);
-    let mut k = 1;
-    while p.exists() {
-        p = file.with_file_name(format!("{base}-{k}"));
-        k += 1;
-    }
-    p
 }
 
 /// Fails when a settings file no longer holds the text read at the start.
@@ -623,8 +615,9 @@ pub fn install(
                 &new_text,
             ));
         } else {
+            let mut backup = None;
             if let Some(old) = &settings.text {
-                let b = backup_path(&t.settings, now);
+                let b = backups::path(&t.settings, now);
                 std::fs::write(&b, old).map_err(|e| {
                     CliError::new(format!(
                         "cannot back up {} to {}: {e}",
@@ -641,8 +634,19 @@ pub fn install(
                     t.settings.display(),
                     b.display()
                 ));
+                backup = Some(b);
             }
             write_settings(&t.settings, &new_text, settings.text.as_deref())?;
+            if let Some(b) = &backup {
+                let removed = backups::rotate(&t.settings, b);
+                if manifest
+                    .backup
+                    .as_ref()
+                    .is_some_and(|m| removed.contains(m))
+                {
+                    manifest.backup = None;
+                }
+            }
             ui::out(&format!(
                 "  {}: {}{}",
                 t.settings.display(),
@@ -683,11 +687,44 @@ pub fn install(
     if old_manifest.as_ref() != Some(&manifest) {
         state::write_json_atomic(&mpath, &manifest)?;
     }
+    let mut own = Vec::new();
+    if t.scope == Scope::Local {
+        own.push("/settings.local.json".to_owned());
+        for c in &manifest.command_files {
+            if let Some(name) = c.path.file_name().and_then(|n| n.to_str()) {
+                own.push(format!("/commands/{name}"));
+            }
+        }
+    }
+    ignore_own_files(&t, own);
     ui::out(
         "Done. Claude Code applies settings changes live (older versions: restart it, or review in /hooks).",
     );
     ui::out("Check with `oath doctor`.");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Keeps oath's own files in a project's `.claude/` out of `git status` (`crate::gitignore`):
+/// the settings backups when there are any, and `own` (what `--local` wrote for this machine).
+/// The user scope is no project: nothing is done there.
+fn ignore_own_files(t: &Target, mut own: Vec<String>) {
+    if t.scope == Scope::User {
+        return;
+    }
+    if !backups::list(&t.settings).is_empty() {
+        own.insert(0, gitignore::BACKUPS.to_owned());
+    }
+    let Some(dir) = t.settings.parent().filter(|d| d.is_dir()) else {
+        return;
+    };
+    if own.is_empty() {
+        return;
+    }
+    let entries: Vec<&str> = own.iter().map(String::as_str).collect();
+    let ignored = gitignore::ignore_in_claude_dir(dir, &entries);
+    if let Some(note) = gitignore::note(dir, &ignored) {
+        ui::out(&format!("  note: {note}"));
+    }
 }
 
 /// Runs `oath uninstall`.
@@ -770,7 +807,7 @@ pub fn uninstall(
                     ui::out_raw(&diff(&t.settings, old_text, &new_text));
                 }
             } else {
-                let b = backup_path(&t.settings, now);
+                let b = backups::path(&t.settings, now);
                 std::fs::write(&b, old_text).map_err(|e| {
                     CliError::new(format!(
                         "cannot back up {} to {}: {e}",
@@ -805,6 +842,7 @@ pub fn uninstall(
                         b.display()
                     ));
                 }
+                backups::rotate(&t.settings, &b);
             }
         }
     }
@@ -827,6 +865,7 @@ pub fn uninstall(
     if manifest.is_some() {
         let _ = std::fs::remove_file(&mpath);
     }
+    ignore_own_files(&t, Vec::new());
     ui::out("Done. oath's state (trust scores, audit trail) is kept.");
     Ok(ExitCode::SUCCESS)
 }

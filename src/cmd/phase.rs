@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use crate::error::{CliError, Result};
+use crate::gitignore;
 use crate::phase::Phase;
 use crate::project::{Env, Project};
 use crate::ui;
@@ -95,6 +96,13 @@ pub fn run(args: &PhaseArgs) -> Result<ExitCode> {
             std::fs::write(&file, format!("{p}\n"))
                 .map_err(|e| CliError::new(format!("cannot write {}: {e}", file.display())))?;
             ui::out(&format!("Phase: {p}"));
+            // One person's current work: kept out of the team's commits.
+            if let Some(dir) = file.parent() {
+                let ignored = gitignore::ignore_in_claude_dir(dir, &[gitignore::PHASE]);
+                if let Some(note) = gitignore::note(dir, &ignored) {
+                    ui::out(&format!("note: {note}"));
+                }
+            }
         }
         None => {
             match std::fs::remove_file(&file) {

@@ -65,11 +65,11 @@ const RICH: &str = r#"{
 }
 "#;
 
-fn settings(env: &TestEnv) -> PathBuf {
+pub(crate) fn settings(env: &TestEnv) -> PathBuf {
     env.project().join(".claude/settings.json")
 }
 
-fn backups(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn backups(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();

@@ -2,7 +2,8 @@
 //! merging and removing oath's handlers, and a unified diff for `--dry-run`.
 //!
 //! Pure functions on `serde_json::Value` (key order kept by `preserve_order`), so the
-//! round trip install → uninstall can be tested without a disk.
+//! round trip install → uninstall can be tested without a disk; the file is written back as
+//! an edit of its text (`layout.rs`), so what oath did not change keeps its spelling.
 
 use std::path::Path;
 
@@ -208,8 +209,20 @@ impl Settings {
         })
     }
 
-    /// Renders a value in this file's layout.
+    /// Renders a value in this file's layout: what the value shares with the file keeps its
+    /// text (`layout.rs`); the rest is pretty JSON in the file's indentation.
     pub fn render(&self, value: &Value) -> String {
+        let edited = self
+            .text
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+            .and_then(|t| super::layout::render(t, value, &self.indent));
+        if let Some(mut s) = edited {
+            if self.trailing_newline {
+                s.push('\n');
+            }
+            return s;
+        }
         let mut buf = Vec::new();
         let fmt = serde_json::ser::PrettyFormatter::with_indent(self.indent.as_bytes());
         let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);

@@ -157,3 +157,94 @@ fn diff_marks_changes_with_context() {
     let d = diff(p, "", "{\n}\n");
     assert!(d.contains("@@ -0,0 +1,2 @@\n+{\n+}\n"), "{d}");
 }
+
+#[test]
+fn backups_sort_by_stamp_and_number_and_only_theirs_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("settings.json");
+    for name in [
+        "settings.json.oath-backup-20260301T120000Z-10",
+        "settings.json.oath-backup-20260301T120000Z",
+        "settings.json.oath-backup-20260301T120000Z-9",
+        "settings.json.oath-backup-20260228T235959Z",
+        // Not backups of this file, or not names oath writes: never listed nor removed.
+        "settings.local.json.oath-backup-20260101T000000Z",
+        "settings.json.oath-backup-mine",
+        "settings.json.oath-backup-20260101T000000Z-x",
+        "settings.json.oath-backup-20260101T000000Z-",
+        "settings.json",
+    ] {
+        std::fs::write(dir.path().join(name), name).unwrap();
+    }
+    let names = |v: Vec<PathBuf>| -> Vec<String> {
+        v.iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect()
+    };
+    assert_eq!(
+        names(backups::list(&file)),
+        [
+            "settings.json.oath-backup-20260228T235959Z",
+            "settings.json.oath-backup-20260301T120000Z",
+            "settings.json.oath-backup-20260301T120000Z-9",
+            "settings.json.oath-backup-20260301T120000Z-10",
+        ]
+    );
+    // A new backup in the same second sorts after all of them.
+    let now = Timestamp::parse("2026-03-01T12:00:00Z").unwrap();
+    let next = backups::path(&file, now);
+    assert_eq!(
+        next.file_name().unwrap(),
+        "settings.json.oath-backup-20260301T120000Z-11"
+    );
+    std::fs::write(&next, "new").unwrap();
+    let removed = backups::rotate(&file, &next);
+    assert_eq!(
+        names(removed),
+        [
+            "settings.json.oath-backup-20260228T235959Z",
+            "settings.json.oath-backup-20260301T120000Z",
+        ]
+    );
+    assert_eq!(
+        names(backups::list(&file)),
+        [
+            "settings.json.oath-backup-20260301T120000Z-9",
+            "settings.json.oath-backup-20260301T120000Z-10",
+            "settings.json.oath-backup-20260301T120000Z-11",
+        ]
+    );
+    for kept in [
+        "settings.local.json.oath-backup-20260101T000000Z",
+        "settings.json.oath-backup-mine",
+        "settings.json.oath-backup-20260101T000000Z-x",
+        "settings.json.oath-backup-20260101T000000Z-",
+    ] {
+        assert!(dir.path().join(kept).exists(), "{kept}");
+    }
+}
+
+#[test]
+fn the_backup_just_made_is_kept_even_when_the_clock_went_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("settings.json");
+    for name in [
+        "settings.json.oath-backup-20300101T000000Z",
+        "settings.json.oath-backup-20300101T000001Z",
+        "settings.json.oath-backup-20300101T000002Z",
+    ] {
+        std::fs::write(dir.path().join(name), name).unwrap();
+    }
+    let now = Timestamp::parse("2026-03-01T12:00:00Z").unwrap();
+    let made = backups::path(&file, now);
+    std::fs::write(&made, "new").unwrap();
+    backups::rotate(&file, &made);
+    let left = backups::list(&file);
+    assert_eq!(left.len(), backups::KEEP);
+    assert!(made.exists());
+    assert!(
+        !dir.path()
+            .join("settings.json.oath-backup-20300101T000000Z")
+            .exists()
+    );
+}
