@@ -14,6 +14,7 @@ mod install;
 mod kills;
 mod kpt;
 mod kpt_apply;
+mod kpt_draft;
 mod observers;
 mod packs;
 mod payloads;
