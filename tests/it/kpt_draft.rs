@@ -1,13 +1,138 @@
 //! Hook-recorded sessions and the drafts of `oath kpt new`: what Stop and SessionEnd record,
 //! the evidence-backed candidates of a draft, and sessions found without the hooks.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use oath::kpt::report;
-use oath::kpt::session;
+use oath::kpt::report::{self, JUDGEMENT, Report};
+use oath::kpt::{check, session, template};
 
 use crate::kpt::{sample_path, seed_example_path, session_a_dir, tally};
 use crate::support::TestEnv;
+
+/// Reads a draft `oath kpt new` wrote: wrong only at its placeholders, and its facts as a
+/// typed report (the keep and try placeholder items, which hold no valid value yet, set aside).
+fn read_draft(path: &Path) -> Report {
+    let text = std::fs::read_to_string(path).unwrap();
+    let stem = path.file_stem().unwrap().to_str();
+    assert_eq!(
+        report::issues_beyond_placeholders(&text, stem),
+        Vec::new(),
+        "{text}"
+    );
+    let mut v: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+    for key in ["keep", "try"] {
+        let items = v[key].as_array_mut().unwrap();
+        assert!(items.len() <= 1, "{key}: {items:?}");
+        items.retain(|i| !i.to_string().contains(JUDGEMENT));
+    }
+    serde_json::from_value(v).unwrap()
+}
+
+/// The comment block right above a top-level key.
+fn comment_above<'a>(lines: &[&'a str], key: &str) -> Vec<&'a str> {
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with(&format!("{key}:")))
+        .unwrap_or_else(|| panic!("no {key}:"));
+    let mut block: Vec<&str> = lines[..at]
+        .iter()
+        .rev()
+        .take_while(|l| l.starts_with('#'))
+        .copied()
+        .collect();
+    block.reverse();
+    block
+}
+
+/// Fills every `TODO(judgement)` placeholder of a template the way a person reading only the
+/// file would, and changes nothing else: a text where a text is asked, the first value the
+/// field's comment allows for a choice, the first id the try comment names for `addresses`.
+fn fill(text: &str) -> String {
+    let tree = check::parse(text).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<Option<String>> = lines.iter().map(|l| Some(l.to_string())).collect();
+    for todo in report::unfinished(&tree) {
+        let section = todo.path.split(['[', '.']).next().unwrap();
+        let field = todo
+            .path
+            .rsplit('.')
+            .next()
+            .unwrap()
+            .split('[')
+            .next()
+            .unwrap();
+        let guide = comment_above(&lines, section);
+        let value = if field == "addresses" {
+            let ids = guide
+                .iter()
+                .find_map(|l| l.strip_prefix("#   ids addresses can name: "))
+                .expect("the try comment names the ids");
+            ids.split(", ").next().unwrap().to_owned()
+        } else {
+            let allowed = guide.iter().find_map(|l| {
+                let l = l.trim_start_matches(['#', ' ', '-']);
+                let (_, note) = l.strip_prefix(&format!("{field}: "))?.split_once("  # ")?;
+                let choices = note.split_once(": ")?.1.split(" (").next()?;
+                choices
+                    .contains(" | ")
+                    .then(|| choices.split(" | ").next().unwrap())
+            });
+            match allowed {
+                Some(first) => first.to_owned(),
+                None => "\"written by hand\"".to_owned(),
+            }
+        };
+        // A block scalar's line is its first line of text, below `key: |-` or `- |-`.
+        let mut i = todo.line as usize - 1;
+        let block = |l: &str| {
+            let last = l.trim_end().rsplit(' ').next().unwrap_or("");
+            ["|", "|-", "|+", ">", ">-", ">+"].contains(&last)
+        };
+        if i > 0 && block(lines[i - 1]) {
+            i -= 1;
+        }
+        let line = &lines[i];
+        let indent = line.len() - line.trim_start().len();
+        let body = &line[indent..];
+        let is_key = |t: &str| {
+            t.split_once(": ").is_some_and(|(k, _)| {
+                !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        };
+        let (prefix, own) = match body.strip_prefix("- ") {
+            Some(rest) if !is_key(rest) => (format!("{}- ", &line[..indent]), indent),
+            _ => {
+                let at = line.find(": ").expect("key: value") + 2;
+                let key_col = indent + if body.starts_with("- ") { 2 } else { 0 };
+                (line[..at].to_owned(), key_col)
+            }
+        };
+        out[i] = Some(format!("{prefix}{value}"));
+        // A text folded over several lines goes with its first line.
+        for (j, l) in lines.iter().enumerate().skip(i + 1) {
+            if l.trim().is_empty() || l.len() - l.trim_start().len() <= own {
+                break;
+            }
+            out[j] = None;
+        }
+    }
+    out.into_iter().flatten().collect::<Vec<_>>().join("\n") + "\n"
+}
+
+/// `FILE:LINE: path` of each issue `oath kpt validate` printed.
+fn printed_issues(stderr: &str, file: &Path) -> BTreeSet<(usize, String)> {
+    let prefix = format!("{}:", file.display());
+    stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .filter_map(|l| {
+            let (line, rest) = l.split_once(": ")?;
+            let (path, _) = rest.split_once(": ")?;
+            Some((line.parse().ok()?, path.to_owned()))
+        })
+        .collect()
+}
 
 const SESSION_A: &str = "2a8a8413-ce59-4acc-9108-0d8491401f7f";
 
@@ -102,8 +227,7 @@ fn kpt_new_writes_a_valid_evidence_backed_draft_for_a_hook_recorded_session() {
         path,
         env.home().join(".claude/hurikaeri/kpt-20261122-001.yaml")
     );
-    let text = std::fs::read_to_string(&path).unwrap();
-    let r = report::validate(&text, Some("kpt-20261122-001")).unwrap();
+    let r = read_draft(&path);
     assert_eq!(r.session_id.as_deref(), Some(SESSION_A));
     assert_eq!(r.created_at, "2026-11-22T02:40:00Z");
     let m = r.metrics.as_ref().unwrap();
@@ -171,23 +295,6 @@ fn kpt_new_writes_a_valid_evidence_backed_draft_for_a_hook_recorded_session() {
     // The gate's own facts come from the audit trail the replay wrote: one pre record per call.
     let o = r.oath.as_ref().unwrap();
     assert_eq!(o.allowed + o.no_opinion + o.asked + o.denied, 10);
-    // Not finished: --complete refuses the placeholders; plain validate accepts the draft.
-    env.oath()
-        .args(["kpt", "validate"])
-        .arg(&path)
-        .assert()
-        .success();
-    let out = env
-        .oath()
-        .args(["kpt", "validate", "--complete"])
-        .arg(&path)
-        .assert()
-        .code(1);
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
-    assert!(
-        stderr.contains("session_summary: still a TODO(judgement) placeholder"),
-        "{stderr}"
-    );
     // Without --session the most recent session of the project is used; ids are sequential.
     let out = env
         .oath()
@@ -203,13 +310,23 @@ fn kpt_new_writes_a_valid_evidence_backed_draft_for_a_hook_recorded_session() {
     let listed = env.oath().args(["kpt", "list"]).assert().success();
     let listed = String::from_utf8_lossy(&listed.get_output().stdout).into_owned();
     assert!(
-        listed.contains("kpt-20261122-001") && listed.contains("kpt-20261122-002"),
+        listed.contains("kpt-20261122-001  draft (13 placeholders to fill)")
+            && listed.contains("kpt-20261122-002  draft ("),
         "{listed}"
     );
-    env.oath()
+    // A draft is shown whole, its placeholders counted; it is not an invalid report.
+    let out = env
+        .oath()
         .args(["kpt", "show", "kpt-20261122-001"])
         .assert()
         .success();
+    let shown = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(shown.contains("category: TODO(judgement)"), "{shown}");
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("draft: 13 placeholders to fill"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -237,11 +354,7 @@ fn kpt_new_cites_gate_denials_and_strike_escalations_from_the_audit_trail() {
         path.starts_with(env.dir.path().join("reports")),
         "OATH_KPT_DIR wins"
     );
-    let r = report::validate(
-        &std::fs::read_to_string(&path).unwrap(),
-        path.file_stem().unwrap().to_str(),
-    )
-    .unwrap();
+    let r = read_draft(&path);
     let denied = r
         .problem
         .iter()
@@ -366,11 +479,7 @@ fn kpt_new_finds_an_unrecorded_session_in_claude_projects_and_honours_kpt_dir() 
         .success();
     let path = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
     assert_eq!(path, env.home().join("retro/kpt-20260207-001.yaml"));
-    let r = report::validate(
-        &std::fs::read_to_string(&path).unwrap(),
-        Some("kpt-20260207-001"),
-    )
-    .unwrap();
+    let r = read_draft(&path);
     let m = r.metrics.unwrap();
     assert_eq!(
         (m.user_turns, m.assistant_turns, m.correction_count),
@@ -408,11 +517,7 @@ fn kpt_new_cites_a_real_3_strike_escalation_of_the_session() {
         .assert()
         .success();
     let path = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
-    let r = report::validate(
-        &std::fs::read_to_string(&path).unwrap(),
-        path.file_stem().unwrap().to_str(),
-    )
-    .unwrap();
+    let r = read_draft(&path);
     assert_eq!(
         r.oath.as_ref().unwrap().strike_escalations,
         1,
@@ -460,11 +565,7 @@ fn kpt_new_finds_a_session_the_hooks_recorded_under_another_project_root() {
     for args in [vec!["kpt", "new"], vec!["kpt", "new", "--session", "s-sub"]] {
         let out = env.oath().args(&args).assert().success();
         let path = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
-        let r = report::validate(
-            &std::fs::read_to_string(&path).unwrap(),
-            path.file_stem().unwrap().to_str(),
-        )
-        .unwrap();
+        let r = read_draft(&path);
         assert_eq!(r.session_id.as_deref(), Some("s-sub"));
         assert_eq!(r.metrics.unwrap().correction_count, Some(1));
     }
@@ -476,4 +577,226 @@ fn kpt_new_finds_a_session_the_hooks_recorded_under_another_project_root() {
     let p = oath::project::Project::at(&e, oath::project::normalize(&sub));
     let rec = session::read(&p, "s-sub").unwrap();
     assert_eq!(rec.metrics.unwrap().tool_use_count, Some(7));
+}
+
+// ---------------------------------------------------------------------------------------
+// The draft as a template
+
+/// The untouched template does not validate, and every message names a placeholder: plain
+/// `validate` the ones that are no valid value yet (choices, `try.addresses`), `--complete`
+/// each placeholder once, and nothing else.
+#[test]
+fn the_untouched_template_fails_validation_at_its_placeholders_and_nowhere_else() {
+    let env = TestEnv::new();
+    replay_session_a(&env);
+    let out = env
+        .oath()
+        .args(["kpt", "new", "--session", SESSION_A])
+        .assert()
+        .success();
+    let path = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let placeholders: BTreeSet<(usize, String)> = report::unfinished(&check::parse(&text).unwrap())
+        .into_iter()
+        .map(|i| (i.line as usize, i.path))
+        .collect();
+    assert_eq!(placeholders.len(), 13, "{placeholders:?}");
+
+    let out = env
+        .oath()
+        .args(["kpt", "validate"])
+        .arg(&path)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    for needle in [
+        "keep[0].category: `TODO(judgement)` is not one of approach, tool_use, communication, architecture",
+        "try[0].scope: `TODO(judgement)` is not one of immediate, session, project, global",
+        "names no problem or omission of this report",
+        "3 problems (10 TODO(judgement) placeholders left to write: --complete names them)",
+    ] {
+        assert!(stderr.contains(needle), "{needle}\n{stderr}");
+    }
+    let plain = printed_issues(&stderr, &path);
+    assert_eq!(plain.len(), 3, "{stderr}");
+    for (line, p) in &plain {
+        assert!(placeholders.contains(&(*line, p.clone())), "{p}: {stderr}");
+        assert!(lines[line - 1].contains(JUDGEMENT), "line {line}");
+    }
+
+    let out = env
+        .oath()
+        .args(["kpt", "validate", "--complete"])
+        .arg(&path)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert_eq!(printed_issues(&stderr, &path), placeholders, "{stderr}");
+    assert!(stderr.contains(": 13 problems\n"), "{stderr}");
+    assert!(
+        stderr.contains("session_summary: still a TODO(judgement) placeholder"),
+        "{stderr}"
+    );
+    // Nothing is converted or persisted from it: the same placeholders are named.
+    for cmd in ["feedback", "apply"] {
+        let out = env
+            .oath()
+            .current_dir(env.project())
+            .args(["kpt", cmd])
+            .arg(&path)
+            .assert()
+            .code(1);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(
+            stderr.contains("still has TODO(judgement) placeholders"),
+            "{cmd}: {stderr}"
+        );
+        assert_eq!(printed_issues(&stderr, &path), placeholders, "{cmd}");
+    }
+}
+
+/// Replacing the placeholders, reading only the file, passes `validate --complete` the first
+/// time; the comments stay through `oath kpt feedback`, and `apply` and `list` read the report.
+#[test]
+fn filling_only_the_placeholders_passes_validation_the_first_time() {
+    let env = TestEnv::new();
+    replay_session_a(&env);
+    let out = env
+        .oath()
+        .args(["kpt", "new", "--session", SESSION_A])
+        .assert()
+        .success();
+    let path = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
+    let text = std::fs::read_to_string(&path).unwrap();
+    let filled = fill(&text);
+    // Only placeholder lines changed.
+    let (before, after): (Vec<&str>, Vec<&str>) =
+        (text.lines().collect(), filled.lines().collect());
+    assert_eq!(before.len(), after.len());
+    for (b, a) in before.iter().zip(&after) {
+        assert!(b == a || b.contains(JUDGEMENT), "{b} -> {a}");
+    }
+    assert!(filled.contains("  category: approach\n"), "{filled}");
+    assert!(
+        filled.contains("  - prob-001\n  scope: immediate\n"),
+        "{filled}"
+    );
+    std::fs::write(&path, &filled).unwrap();
+    let out = env
+        .oath()
+        .args(["kpt", "validate", "--complete"])
+        .arg(&path)
+        .assert()
+        .success();
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stdout).trim(),
+        format!("{}: ok", path.display())
+    );
+    let comments: Vec<&str> = before
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with('#'))
+        .collect();
+    assert!(comments.len() > 40, "{comments:?}");
+    env.oath()
+        .args(["kpt", "feedback"])
+        .arg(&path)
+        .assert()
+        .success();
+    let after_feedback = std::fs::read_to_string(&path).unwrap();
+    for c in &comments {
+        assert!(after_feedback.contains(c), "lost: {c}");
+    }
+    assert!(after_feedback.contains("  enabled: true\n  generated_feedback_id: fb-"));
+    env.oath()
+        .args(["kpt", "validate", "--complete"])
+        .arg(&path)
+        .assert()
+        .success();
+    let out = env
+        .oath()
+        .current_dir(env.project())
+        .args(["kpt", "apply", "--dry-run"])
+        .arg(&path)
+        .assert()
+        .success();
+    assert!(
+        String::from_utf8_lossy(&out.get_output().stdout)
+            .contains("no try has a persistence_target")
+    );
+    let out = env.oath().args(["kpt", "list"]).assert().success();
+    let listed = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        listed.contains("partial  keep 1 problem 3 try 1 omission 1"),
+        "{listed}"
+    );
+}
+
+/// Whatever the draft holds, one pass over its placeholders gives a valid, finished report:
+/// with problems and no omission, with an omission only (try addresses it), with nothing to
+/// address (no try placeholder), and with a first prompt of several lines (a block scalar).
+#[test]
+fn every_kind_of_draft_is_filled_in_one_pass() {
+    let mut r = session::SessionRecord {
+        session_id: "7f3c2a10-5b8e-4d21-9c6a-2e4f8b1d0a37".into(),
+        transcript_path: Some(sample_path()),
+        ..Default::default()
+    };
+    session::refresh(&mut r, &mut Vec::new(), None);
+    let now = oath::clock::Timestamp::parse("2026-02-07T10:20:00Z").unwrap();
+    let mut base = oath::kpt::draft::draft(&r, &Default::default(), now);
+    base.id = "kpt-20260207-001".into();
+    let mut omission_only = base.clone();
+    omission_only.problem.clear();
+    omission_only.omission.push(report::Omission {
+        id: "omit-001".into(),
+        description: "no test ran after the last change".into(),
+        reasoning: format!("{JUDGEMENT}: why was the change not verified?"),
+        risk_level: report::Level::Medium,
+        counterfactual_prompt: "テスト観点".into(),
+        recommended_action: None,
+    });
+    let mut nothing = base.clone();
+    nothing.problem.clear();
+    nothing.task_goals = vec![format!(
+        "{JUDGEMENT}: state the goals; the first prompt was: fix the slug test\nkeep Unicode letters\nand lowercase them"
+    )];
+    for (name, d, tries) in [
+        ("problems", base, 1),
+        ("omission only", omission_only, 1),
+        ("nothing to address", nothing, 0),
+    ] {
+        let text = template::render(&d).unwrap();
+        assert_eq!(text.contains("\n- |-\n"), tries == 0, "{name}: {text}");
+        assert!(
+            report::validate(&text, Some("kpt-20260207-001")).is_err(),
+            "{name}: the untouched template validates"
+        );
+        let filled = fill(&text);
+        let done = report::validate(&filled, Some("kpt-20260207-001"))
+            .unwrap_or_else(|e| panic!("{name}: {e:?}\n{filled}"));
+        assert_eq!(
+            report::unfinished(&check::parse(&filled).unwrap()),
+            Vec::new(),
+            "{name}"
+        );
+        assert_eq!((done.keep.len(), done.tries.len()), (1, tries), "{name}");
+        assert_eq!(done.metrics, d.metrics, "{name}: the metrics are kept");
+    }
+}
+
+/// The template of the documented sample, whole: header, comments, placeholders, facts.
+#[test]
+fn template_of_the_documented_sample() {
+    let mut r = session::SessionRecord {
+        session_id: "7f3c2a10-5b8e-4d21-9c6a-2e4f8b1d0a37".into(),
+        transcript_path: Some(sample_path()),
+        ..Default::default()
+    };
+    session::refresh(&mut r, &mut Vec::new(), None);
+    let now = oath::clock::Timestamp::parse("2026-02-07T10:20:00Z").unwrap();
+    let mut d = oath::kpt::draft::draft(&r, &Default::default(), now);
+    d.id = "kpt-20260207-001".into();
+    insta::assert_snapshot!("template_documented_sample", template::render(&d).unwrap());
 }
