@@ -459,6 +459,21 @@ fn the_hurikaeri_command_runs_oath_for_this_session() {
     ] {
         assert!(text.contains(needle), "{needle}");
     }
+    // Allowed values come from the draft's comments (the schema), never a copy that could drift.
+    let schema = Report::schema();
+    for (name, def) in schema["$defs"].as_object().unwrap() {
+        let Some(values) = check::string_choices(def) else {
+            continue;
+        };
+        for a in &values {
+            for b in values.iter().filter(|b| *b != a) {
+                assert!(
+                    !text.contains(&format!("{a} | {b}")),
+                    "{name}: the command lists `{a} | {b}` by hand"
+                );
+            }
+        }
+    }
 }
 
 #[test]
