@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::error::{CliError, Result};
 use crate::kpt::{
     self, KptConfig, apply, check::Issue, draft, feedback, feedback::Feedback, report,
-    report::Report, session,
+    report::Report, session, template,
 };
 use crate::project::{Env, Project};
 use crate::ui;
@@ -174,20 +174,35 @@ fn validate(files: &[PathBuf], complete: bool) -> Result<ExitCode> {
                 .err()
                 .unwrap_or_default()
         };
-        if complete
-            && !is_feedback
-            && let Ok(tree) = kpt::check::parse(&text)
-        {
-            issues.extend(report::unfinished(&tree));
+        // Placeholders not already named by an issue of their field.
+        let mut todo = match (is_feedback, kpt::check::parse(&text)) {
+            (false, Ok(tree)) => report::unfinished(&tree),
+            _ => Vec::new(),
+        };
+        todo.retain(|t| !issues.iter().any(|i| i.path == t.path));
+        let left = if complete {
+            issues.append(&mut todo);
             issues.sort();
-        }
+            String::new()
+        } else if todo.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} left to write: --complete names them)",
+                ui::plural(
+                    todo.len(),
+                    "TODO(judgement) placeholder",
+                    "TODO(judgement) placeholders"
+                )
+            )
+        };
         if issues.is_empty() {
-            ui::out(&format!("{}: ok", f.display()));
+            ui::out(&format!("{}: ok{left}", f.display()));
         } else {
             failed += 1;
             print_issues(f, &issues);
             ui::error(&format!(
-                "{}: {}",
+                "{}: {}{left}",
                 f.display(),
                 ui::plural(issues.len(), "problem", "problems")
             ));
@@ -304,18 +319,23 @@ fn new(ctx: &Ctx, session: Option<&str>) -> Result<ExitCode> {
     let (id, path) = draft::allocate_and_write(&dir, "kpt", ctx.now, |id| {
         let mut r = base.clone();
         r.id = id.to_owned();
-        let text = format!("{}{}", draft::DRAFT_HEADER, kpt::to_yaml(&r)?);
-        // The draft must validate: a failure here is a bug, reported rather than written.
-        report::validate(&text, Some(id)).map_err(|issues| {
+        let text = template::render(&r)?;
+        // Only its placeholders may keep the draft from validating: anything else is a bug,
+        // reported rather than written.
+        let issues = report::issues_beyond_placeholders(&text, Some(id));
+        if !issues.is_empty() {
             let list: Vec<String> = issues.iter().map(ToString::to_string).collect();
-            format!("internal: the draft does not validate: {}", list.join("; "))
-        })?;
+            return Err(format!(
+                "internal: the draft does not validate: {}",
+                list.join("; ")
+            ));
+        }
         Ok(text)
     })
     .map_err(CliError::new)?;
     ui::out(&path.display().to_string());
     ui::error(&format!(
-        "next: write the TODO(judgement) texts and keep/try items of {id}, then run `oath kpt validate --complete {}`",
+        "next: replace the TODO(judgement) placeholders of {id} (its comments give each field's allowed values), then run `oath kpt validate --complete {}`",
         path.display()
     ));
     Ok(ExitCode::SUCCESS)
@@ -361,10 +381,16 @@ fn list(ctx: &Ctx) -> Result<ExitCode> {
                 r.omission.len(),
                 r.session_id.as_deref().unwrap_or("-")
             )),
-            Err(issues) => ui::out(&format!(
-                "{stem}  invalid ({})",
-                ui::plural(issues.len(), "problem", "problems")
-            )),
+            Err(issues) => match placeholders_only(&text, Some(&stem)) {
+                Some(n) => ui::out(&format!(
+                    "{stem}  draft ({} to fill)",
+                    ui::plural(n, "placeholder", "placeholders")
+                )),
+                None => ui::out(&format!(
+                    "{stem}  invalid ({})",
+                    ui::plural(issues.len(), "problem", "problems")
+                )),
+            },
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -392,11 +418,31 @@ fn show(ctx: &Ctx, id: &str) -> Result<ExitCode> {
     let text = read(&path)?;
     ui::out(&format!("# {}", path.display()));
     ui::out_raw(&text);
-    if let Err(issues) = report::validate(&text, kpt::file_stem(&path).as_deref()) {
+    let stem = kpt::file_stem(&path);
+    if let Err(issues) = report::validate(&text, stem.as_deref()) {
+        if let Some(n) = placeholders_only(&text, stem.as_deref()) {
+            ui::error(&format!(
+                "{}: draft: {} to fill (`oath kpt validate --complete` names them)",
+                path.display(),
+                ui::plural(n, "placeholder", "placeholders")
+            ));
+            return Ok(ExitCode::SUCCESS);
+        }
         print_issues(&path, &issues);
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Returns the number of `TODO(judgement)` placeholders of a report that is wrong only at its
+/// placeholders (a draft), else nothing.
+fn placeholders_only(text: &str, stem: Option<&str>) -> Option<usize> {
+    if !report::issues_beyond_placeholders(text, stem).is_empty() {
+        return None;
+    }
+    kpt::check::parse(text)
+        .ok()
+        .map(|t| report::unfinished(&t).len())
 }
 
 fn metrics(
@@ -440,29 +486,27 @@ fn metrics(
 /// judgement is converted or persisted.
 fn valid_report(path: &Path) -> Result<(String, Report)> {
     let text = read(path)?;
-    match report::validate(&text, kpt::file_stem(path).as_deref()) {
-        Ok(r) => {
-            let todo = kpt::check::parse(&text)
-                .map(|t| report::unfinished(&t))
-                .unwrap_or_default();
-            if !todo.is_empty() {
-                print_issues(path, &todo);
-                return Err(CliError::new(format!(
-                    "{} still has TODO(judgement) placeholders",
-                    path.display()
-                ))
-                .hint(
-                    "write them (the /hurikaeri command does), then `oath kpt validate --complete`",
-                ));
-            }
-            Ok((text, r))
-        }
-        Err(issues) => {
+    let stem = kpt::file_stem(path);
+    let todo = kpt::check::parse(&text)
+        .map(|t| report::unfinished(&t))
+        .unwrap_or_default();
+    match report::validate(&text, stem.as_deref()) {
+        Ok(r) if todo.is_empty() => Ok((text, r)),
+        Err(issues) if placeholders_only(&text, stem.as_deref()).is_none() => {
             print_issues(path, &issues);
             Err(CliError::new(format!(
                 "{} is not a valid report; fix it first",
                 path.display()
             )))
+        }
+        // Valid but for its placeholders (a draft not yet written).
+        _ => {
+            print_issues(path, &todo);
+            Err(CliError::new(format!(
+                "{} still has TODO(judgement) placeholders",
+                path.display()
+            ))
+            .hint("write them (the /hurikaeri command does), then `oath kpt validate --complete`"))
         }
     }
 }

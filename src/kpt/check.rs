@@ -254,8 +254,9 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-/// Returns the string constants a schema allows when it is a pure string enumeration.
-fn string_choices(schema: &Value) -> Option<Vec<String>> {
+/// Returns the string constants a schema allows when it is a pure string enumeration (after
+/// [`resolve`]).
+pub fn string_choices(schema: &Value) -> Option<Vec<String>> {
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         return values
             .iter()
@@ -311,24 +312,29 @@ fn number(kind: &Kind) -> Option<f64> {
     }
 }
 
+/// Follows a schema's local `$ref`s (`#/$defs/…` of `root`) to the schema they name.
+pub fn resolve<'s>(root: &'s Value, schema: &'s Value) -> &'s Value {
+    let mut s = schema;
+    for _ in 0..16 {
+        match s.get("$ref").and_then(Value::as_str) {
+            Some(r) => {
+                let Some(ptr) = r.strip_prefix('#') else {
+                    return s;
+                };
+                match root.pointer(ptr) {
+                    Some(t) => s = t,
+                    None => return s,
+                }
+            }
+            None => return s,
+        }
+    }
+    s
+}
+
 impl Checker<'_> {
     fn resolve<'s>(&'s self, schema: &'s Value) -> &'s Value {
-        let mut s = schema;
-        for _ in 0..16 {
-            match s.get("$ref").and_then(Value::as_str) {
-                Some(r) => {
-                    let Some(ptr) = r.strip_prefix('#') else {
-                        return s;
-                    };
-                    match self.root.pointer(ptr) {
-                        Some(t) => s = t,
-                        None => return s,
-                    }
-                }
-                None => return s,
-            }
-        }
-        s
+        resolve(self.root, schema)
     }
 
     fn walk(&self, schema: &Value, node: &Node, path: &str, out: &mut Vec<Issue>) {

@@ -442,15 +442,6 @@ pub fn draft(record: &SessionRecord, audit: &AuditFacts, now: Timestamp) -> Repo
     }
 }
 
-/// Header written above a draft.
-pub const DRAFT_HEADER: &str = "\
-# KPT retrospective draft written by `oath kpt new`.
-# metrics, oath and every evidence are computed from the transcript and oath's audit trail:
-# do not edit them. Texts starting with TODO(judgement) are for a person or the model to
-# write; outcome, impact and risk_level are suggestions to review. Add keep and try items.
-# Check with `oath kpt validate FILE` (and `--complete` once the judgement is written).
-";
-
 /// Creates `<prefix>-YYYYMMDD-NNN.yaml` exclusively (UTC date, NNN from 001 to 999) and writes
 /// the text `render(id)` into it. Returns the id and path.
 pub fn allocate_and_write(

@@ -6,6 +6,7 @@
 //! - [`check`]: YAML with lines, checked against the schemas.
 //! - [`session`]: per-session facts recorded incrementally at Stop and SessionEnd.
 //! - [`draft`]: draft reports from those facts and oath's audit trail; id allocation.
+//! - [`template`]: a draft written as a template to fill, commented from the schema.
 //! - [`apply`]: persisting tries into CLAUDE.md managed blocks.
 
 pub mod apply;
@@ -14,6 +15,7 @@ pub mod draft;
 pub mod feedback;
 pub mod report;
 pub mod session;
+pub mod template;
 
 use std::path::{Path, PathBuf};
 

@@ -17,6 +17,7 @@ mod install_text;
 mod kills;
 mod kpt;
 mod kpt_apply;
+mod kpt_draft;
 mod observers;
 mod packs;
 mod payloads;
