@@ -28,6 +28,8 @@ cd "$cache"
 [ -f package.json ] || echo '{"name":"oath-e2e-client","private":true}' > package.json
 # The postinstall may be skipped (no scripts as root); the platform package carries the
 # native binary, which is all the tests run.
+echo "install-claude.sh: installing Claude Code $version from the npm registry into $cache" \
+  "(about 235 MB; a minute or more on a slow link)" >&2
 npm install --no-audit --no-fund --loglevel=error --save-exact \
   "@anthropic-ai/claude-code@$version" >&2
 if [ ! -x "$bin" ]; then

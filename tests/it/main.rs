@@ -23,6 +23,7 @@ mod packs;
 mod payloads;
 mod project_config;
 mod safety;
+mod scripts;
 mod secrets;
 mod secrets_corpus;
 mod sessions;
