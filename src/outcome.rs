@@ -70,11 +70,18 @@ pub fn after_tool(
     };
     let update = if apply {
         let params = &config.trust;
+        // A success lost to a power loss only leaves trust lower: not worth an fsync on
+        // every PostToolUse. A failure must not be lost.
+        let durability = match outcome {
+            Outcome::Success => crate::state::Durability::Unsynced,
+            Outcome::Failure => crate::state::Durability::Synced,
+        };
         match TrustStore::of(project).update_domain(
             domain,
             now,
             params,
             &mut warnings,
+            durability,
             |file: &mut DomainFile| {
                 let u = trust::apply_to_domain(
                     file,

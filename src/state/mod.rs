@@ -17,8 +17,8 @@ mod store;
 pub mod trust;
 
 pub use store::{
-    DirLock, FileLock, ReadOutcome, StateError, append_json_line, ensure_dir, from_slice_seed,
-    lock_dir, lock_file_of, move_aside, quarantine_warning, read_json, read_json_with,
-    read_text_file, update_json, update_json_redacted_at_entry, write_json_atomic,
+    DirLock, Durability, FileLock, ReadOutcome, StateError, append_json_line, ensure_dir,
+    from_slice_seed, lock_dir, lock_file_of, move_aside, quarantine_warning, read_json,
+    read_json_with, read_text_file, update_json, update_json_redacted_at_entry, write_json_atomic,
     write_raw_atomic,
 };

@@ -129,6 +129,7 @@ fn a_folder_lock_writes_its_files_temps_in_the_folder() {
             &file,
             now,
             &mut Vec::new(),
+            Durability::Unsynced,
             |c: &Counter| match c.get("n") {
                 Some(n) if *n > 9 => Err("too many".into()),
                 _ => Ok(()),
@@ -172,6 +173,7 @@ fn a_folder_lock_writes_its_files_temps_in_the_folder() {
             &file,
             now,
             &mut warnings,
+            Durability::Synced,
             |c: &Counter| {
                 if c["n"] > 9 {
                     Err("too many".into())

@@ -129,13 +129,15 @@ impl TrustStore {
     /// Changes one domain under the folder's lock, migrating the single file first when
     /// there is one. A missing domain starts at the initial score; an unreadable file is
     /// moved aside with a warning and also starts there. `change` returns whether anything
-    /// changed (nothing is written otherwise) and a value passed back.
+    /// changed (nothing is written otherwise) and a value passed back; the domain's file is
+    /// written with `durability` (a migration is always synced).
     pub fn update_domain<R>(
         &self,
         name: &str,
         now: Timestamp,
         params: &TrustParams,
         warnings: &mut Vec<String>,
+        durability: super::Durability,
         change: impl FnOnce(&mut DomainFile) -> (bool, R),
     ) -> Result<R, StateError> {
         let lock = super::lock_dir(&self.dir, now, warnings)?;
@@ -144,6 +146,7 @@ impl TrustStore {
             &self.domain_path(name),
             now,
             warnings,
+            durability,
             |f: &DomainFile| belongs(&f.domain, name),
             || DomainFile::new(name, params),
             change,
@@ -178,6 +181,7 @@ impl TrustStore {
                 &self.domain_path(&name),
                 now,
                 warnings,
+                super::Durability::Synced,
                 |f: &DomainFile| belongs(&f.domain, &name),
                 || {
                     missing.set(true);

@@ -17,7 +17,11 @@ fn store(dir: &Path) -> TrustStore {
 fn apply(s: &TrustStore, domain: &str, outcome: Outcome, id: &str, at: &str) -> Vec<String> {
     let mut warnings = Vec::new();
     let p = TrustParams::default();
-    s.update_domain(domain, t(at), &p, &mut warnings, |f| {
+    let durability = match outcome {
+        Outcome::Success => crate::state::Durability::Unsynced,
+        Outcome::Failure => crate::state::Durability::Synced,
+    };
+    s.update_domain(domain, t(at), &p, &mut warnings, durability, |f| {
         let u = apply_to_domain(f, outcome, Some(id), t(at), &p);
         (!u.duplicate, u)
     })
@@ -296,6 +300,7 @@ fn a_migration_cut_short_is_finished_by_the_next_update() {
             &s.domain_path(&name),
             t("2026-03-01T00:00:00Z"),
             &mut Vec::new(),
+            crate::state::Durability::Synced,
             |_: &DomainFile| Ok(()),
             || DomainFile::new(&name, &TrustParams::default()),
             |f| {
