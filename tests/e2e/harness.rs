@@ -405,48 +405,72 @@ impl Run {
             .unwrap_or_else(|| panic!("the model never received a result for {tool_use_id}"))
     }
 
-    /// Returns the text blocks that follow a tool use's `tool_result` in the same user
-    /// message of the request right after the call: where hook `additionalContext` reaches
-    /// the model (as `<system-reminder>` text).
+    /// Returns the texts the model received right after a tool use's `tool_result`, in the
+    /// request right after the call: where hook `additionalContext` reaches the model. Two
+    /// forms: text blocks following the `tool_result` in the same user message (a
+    /// `<system-reminder>`, 2.1.197), and `role: "system"` messages following that user
+    /// message (`<Event>:<Tool> hook additional context: …`, 2.1.332).
     pub fn context_after(&self, tool_use_id: &str) -> Vec<String> {
-        let body = &self.turn_after(tool_use_id).body;
-        let Some(messages) = body["messages"].as_array() else {
-            return Vec::new();
-        };
-        for m in messages {
-            let Some(blocks) = m["content"].as_array() else {
-                continue;
-            };
-            if let Some(pos) = blocks
-                .iter()
-                .position(|b| b["type"] == "tool_result" && b["tool_use_id"] == tool_use_id)
-            {
-                return blocks[pos + 1..]
-                    .iter()
-                    .take_while(|b| b["type"] != "tool_result")
-                    .filter(|b| b["type"] == "text")
-                    .filter_map(|b| b["text"].as_str().map(str::to_owned))
-                    .collect();
-            }
-        }
-        Vec::new()
+        context_after_in(&self.turn_after(tool_use_id).body, tool_use_id)
     }
 
-    /// Returns every text the model received in any main-loop request (user side).
+    /// Returns every text the model received in any main-loop request (user side, and the
+    /// `role: "system"` messages that carry hook context in newer clients).
     pub fn all_model_input_text(&self) -> String {
         let mut out = String::new();
         for r in self.main_turns() {
-            for b in messages_blocks(&r.body) {
-                match b["type"].as_str() {
-                    Some("text") => out.push_str(b["text"].as_str().unwrap_or("")),
-                    Some("tool_result") => out.push_str(&content_text(&b["content"])),
-                    _ => {}
+            let messages = r.body["messages"].as_array().into_iter().flatten();
+            for m in messages.filter(|m| m["role"] != "assistant") {
+                if let Some(text) = m["content"].as_str() {
+                    out.push_str(text);
+                    out.push('\n');
                 }
-                out.push('\n');
+                for b in m["content"].as_array().into_iter().flatten() {
+                    match b["type"].as_str() {
+                        Some("text") => out.push_str(b["text"].as_str().unwrap_or("")),
+                        Some("tool_result") => out.push_str(&content_text(&b["content"])),
+                        _ => {}
+                    }
+                    out.push('\n');
+                }
             }
         }
         out
     }
+}
+
+/// Returns the texts that follow a tool use's `tool_result` in a request body (see
+/// [`Run::context_after`]).
+pub fn context_after_in(body: &Value, tool_use_id: &str) -> Vec<String> {
+    let Some(messages) = body["messages"].as_array() else {
+        return Vec::new();
+    };
+    for (at, m) in messages.iter().enumerate() {
+        let Some(blocks) = m["content"].as_array() else {
+            continue;
+        };
+        let Some(pos) = blocks
+            .iter()
+            .position(|b| b["type"] == "tool_result" && b["tool_use_id"] == tool_use_id)
+        else {
+            continue;
+        };
+        let mut texts: Vec<String> = blocks[pos + 1..]
+            .iter()
+            .take_while(|b| b["type"] != "tool_result")
+            .filter(|b| b["type"] == "text")
+            .filter_map(|b| b["text"].as_str().map(str::to_owned))
+            .collect();
+        texts.extend(
+            messages[at + 1..]
+                .iter()
+                .take_while(|m| m["role"] == "system")
+                .map(|m| content_text(&m["content"]))
+                .filter(|t| !t.is_empty()),
+        );
+        return texts;
+    }
+    Vec::new()
 }
 
 /// Returns the text of a `content` value: a string, or the text blocks of an array.
@@ -459,5 +483,45 @@ pub fn content_text(content: &Value) -> String {
             .collect::<Vec<_>>()
             .join("\n"),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hook context after a tool result, in the two forms clients send it; nothing from
+    /// other tool results or from the next user turn.
+    #[test]
+    fn context_after_reads_both_forms() {
+        let inline = json!({"messages": [
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "a", "content": "Exit code 3"},
+                {"type": "text", "text": "<system-reminder>strike a</system-reminder>"},
+                {"type": "tool_result", "tool_use_id": "b", "content": "ok"},
+                {"type": "text", "text": "after b"}
+            ]}
+        ]});
+        assert_eq!(
+            context_after_in(&inline, "a"),
+            ["<system-reminder>strike a</system-reminder>"]
+        );
+        let system = json!({"messages": [
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "a", "content": "Exit code 3"}
+            ]},
+            {"role": "system", "content": "PostToolUseFailure:Bash hook additional context: strike a"},
+            {"role": "system", "content": [{"type": "text", "text": "second"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "not context"}]},
+            {"role": "system", "content": "too late"}
+        ]});
+        assert_eq!(
+            context_after_in(&system, "a"),
+            [
+                "PostToolUseFailure:Bash hook additional context: strike a",
+                "second"
+            ]
+        );
+        assert!(context_after_in(&system, "missing").is_empty());
     }
 }
