@@ -85,6 +85,8 @@ pub struct Project {
 pub struct Opts {
     /// `--allowedTools` value, if any.
     pub allowed_tools: Option<String>,
+    /// Whether the client writes its debug log (`--debug-file`, read into [`Run::debug_log`]).
+    pub debug_log: bool,
 }
 
 impl Opts {
@@ -92,7 +94,14 @@ impl Opts {
     pub fn allow(tools: &str) -> Self {
         Self {
             allowed_tools: Some(tools.to_owned()),
+            ..Self::default()
         }
+    }
+
+    /// Returns these options with the client's debug log kept.
+    pub fn with_debug_log(mut self) -> Self {
+        self.debug_log = true;
+        self
     }
 }
 
@@ -132,6 +141,15 @@ impl Project {
     /// Returns the Claude Code binary the sessions run.
     pub fn claude(&self) -> &Path {
         &self.claude
+    }
+
+    /// Returns the version of the client (`claude --version`: `2.1.332 (Claude Code)`).
+    pub fn client_version(&self) -> (u32, u32, u32) {
+        let mut cmd = Command::new(&self.claude);
+        self.hermetic_env(&mut cmd);
+        let out = cmd.arg("--version").output().expect("run claude --version");
+        let text = String::from_utf8_lossy(&out.stdout);
+        parse_version(&text).unwrap_or_else(|| panic!("no version in {text:?}"))
     }
 
     /// Returns the project root (canonical, as the client reports `cwd`).
@@ -205,6 +223,15 @@ impl Project {
         if let Some(tools) = &opts.allowed_tools {
             cmd.args(["--allowedTools", tools]);
         }
+        let debug_file = opts.debug_log.then(|| {
+            let n = DEBUG_LOGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.base()
+                .join("tmp")
+                .join(format!("claude-debug-{n}.log"))
+        });
+        if let Some(file) = &debug_file {
+            cmd.arg("--debug-file").arg(file);
+        }
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -236,12 +263,19 @@ impl Project {
             .unwrap_or_else(|| panic!("result without session_id: {result}"))
             .to_owned();
         let audit = self.audit(&session_id);
+        let debug_log = debug_file
+            .map(|f| {
+                std::fs::read_to_string(&f)
+                    .unwrap_or_else(|e| panic!("debug log {}: {e}", f.display()))
+            })
+            .unwrap_or_default();
         Run {
             result,
             requests: server.requests(),
             sent: server.sent_tool_uses(),
             audit,
             stderr,
+            debug_log,
             session_id,
         }
     }
@@ -266,6 +300,21 @@ impl Project {
         }
         records
     }
+}
+
+/// Numbers the debug logs of one test process.
+static DEBUG_LOGS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Returns the first `x.y.z` of a text.
+pub fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
+    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .find_map(|w| {
+            let mut parts = w.split('.').map(|p| p.parse::<u32>().ok());
+            match (parts.next()?, parts.next()?, parts.next()?) {
+                (Some(a), Some(b), Some(c)) => Some((a, b, c)),
+                _ => None,
+            }
+        })
 }
 
 fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
@@ -304,6 +353,8 @@ pub struct Run {
     pub audit: Vec<Value>,
     /// The client's stderr.
     pub stderr: String,
+    /// The client's debug log (empty unless [`Opts::debug_log`]).
+    pub debug_log: String,
     /// The session id.
     pub session_id: String,
 }

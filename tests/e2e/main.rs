@@ -6,6 +6,7 @@ mod engine;
 mod harness;
 mod server;
 
+mod deny;
 mod hook_events;
 mod install;
 mod kpt;
