@@ -4,6 +4,7 @@
 mod audit;
 mod budgets;
 mod bypass;
+mod captured;
 mod classify_cases;
 mod cli;
 mod corpora;

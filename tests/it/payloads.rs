@@ -146,7 +146,7 @@ fn broken_variants(event: &str) -> Vec<(&'static str, Value)> {
 #[test]
 fn every_event_survives_broken_fields_in_process() {
     let env = TestEnv::new();
-    assert_eq!(EventName::KNOWN.len(), 31);
+    assert_eq!(EventName::KNOWN.len(), 34);
     for event in EventName::KNOWN {
         for (label, payload) in broken_variants(event) {
             let bytes = payload.to_string().into_bytes();

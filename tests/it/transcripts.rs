@@ -270,6 +270,29 @@ fn the_pinned_clients_tokens_equal_its_own_result() {
     assert_eq!(result["usage"]["output_tokens"], 55);
 }
 
+/// The transcript captured from 2.1.332 (`claude-code-2.1.332/session-a`), counted by hand:
+/// one prompt (`/greet world`, a slash command), 14 model turns (13 calling tools, 14 tool
+/// uses, Edit and two Writes changing code; then the closing text), the failing build, and
+/// the settings write the client refused in `-p` mode; the mock API billed 10 and 5 tokens a
+/// turn. Every call a hook allowed carries `permissionDecision.source: "hook"`
+/// there: none of them is a denial.
+#[test]
+fn the_2_1_332_transcript_has_its_hand_checked_counts() {
+    let dir = fixtures_dir().join("claude-code-2.1.332/session-a");
+    let c = record(dir.join("transcript.jsonl")).counts();
+    assert_eq!((c.user_turns, c.assistant_turns), (1, 14));
+    assert_eq!(c.tool_use_count, 14);
+    assert_eq!(c.error_count, 1);
+    assert_eq!(c.permission_denial_count, 1);
+    assert_eq!(c.code_changes_count, 3);
+    assert_eq!(
+        (c.rejection_count, c.interrupt_count, c.cascade_count),
+        (0, 0, 0)
+    );
+    assert_eq!((c.invalid_lines, c.skipped_lines), (0, 0));
+    assert_eq!((c.tokens.input_tokens, c.tokens.output_tokens), (140, 70));
+}
+
 /// T09's lines are not in time order (a compaction wrote 21:56:01.409 after 21:56:01.418):
 /// the duration runs from the earliest (line 3) to the latest (line 15, 21:57:52.066).
 #[test]
