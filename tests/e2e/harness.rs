@@ -23,7 +23,7 @@ pub const CLIENT_ENV: &str = "OATH_E2E_CLAUDE";
 const SESSION_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// Every hook event the harness registers oath for.
-pub const HOOK_EVENTS: [&str; 8] = [
+pub const HOOK_EVENTS: [&str; 9] = [
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
@@ -32,10 +32,16 @@ pub const HOOK_EVENTS: [&str; 8] = [
     "SessionStart",
     "SessionEnd",
     "Stop",
+    "PermissionDenied",
 ];
 
 /// Tool events take a matcher; the others fire always.
-const TOOL_EVENTS: [&str; 3] = ["PreToolUse", "PostToolUse", "PostToolUseFailure"];
+const TOOL_EVENTS: [&str; 4] = [
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionDenied",
+];
 
 /// Returns the path of the built oath binary.
 pub fn oath_bin() -> PathBuf {

@@ -11,6 +11,7 @@ mod hook_events;
 mod install;
 mod kpt;
 mod observers;
+mod refusals;
 mod safety;
 mod strikes;
 mod trust_gate;

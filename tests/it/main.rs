@@ -19,6 +19,7 @@ mod observers;
 mod packs;
 mod payloads;
 mod project_config;
+mod refusals;
 mod safety;
 mod secrets;
 mod secrets_corpus;
