@@ -41,11 +41,10 @@ fn a_deny_reaches_the_model_as_a_policy_decision() {
         run.audit_text()
     );
     assert!(run.denied(id), "not in permission_denials: {}", run.result);
-    assert!(
-        run.records_for("outcome", id).is_empty(),
-        "{}",
-        run.audit_text()
-    );
+    assert!(run.tool_outcomes(id).is_empty(), "{}", run.audit_text());
+    let refusal = run.refusal(id);
+    assert_eq!(refusal["outcome"], "denied", "{refusal}");
+    assert_eq!(refusal["refused_by"], "oath", "{refusal}");
     let pre = run.pre(id);
     assert_eq!(pre["decision"], "deny", "{pre}");
     let reason = pre["reason"].as_str().expect("a deny has a reason");

@@ -388,6 +388,32 @@ impl Run {
             .collect()
     }
 
+    /// Returns the outcome records the tool's own report wrote (PostToolUse,
+    /// PostToolUseFailure): none for a call that never ran.
+    pub fn tool_outcomes(&self, tool_use_id: &str) -> Vec<&Value> {
+        self.records_for("outcome", tool_use_id)
+            .into_iter()
+            .filter(|r| r.get("refused_by").is_none())
+            .collect()
+    }
+
+    /// Returns the single refusal record of a call that never ran (`refused_by` the client
+    /// or oath, written at PermissionDenied or PostToolBatch).
+    pub fn refusal(&self, tool_use_id: &str) -> &Value {
+        let found: Vec<&Value> = self
+            .records_for("outcome", tool_use_id)
+            .into_iter()
+            .filter(|r| r.get("refused_by").is_some())
+            .collect();
+        assert_eq!(
+            found.len(),
+            1,
+            "expected one refusal record for {tool_use_id}; audit:\n{}",
+            self.audit_text()
+        );
+        found[0]
+    }
+
     /// Returns the single pre record of a tool use.
     pub fn pre(&self, tool_use_id: &str) -> &Value {
         let found = self.records_for("pre", tool_use_id);
