@@ -13,8 +13,9 @@ use serde_json::{Value, json};
 
 use crate::server::{MockServer, Recorded, Script, SentToolUse, messages_blocks};
 
-/// The Claude Code version the tests are written against (`scripts/install-claude.sh`).
-pub const CLIENT_VERSION: &str = "2.1.197";
+/// The Claude Code version the tests are pinned to (`scripts/install-claude.sh`); they pass on
+/// the previous pin, 2.1.197, too (`OATH_E2E_CLAUDE`).
+pub const CLIENT_VERSION: &str = "2.1.332";
 
 /// Environment variable naming the `claude` binary to use.
 pub const CLIENT_ENV: &str = "OATH_E2E_CLAUDE";

@@ -13,8 +13,8 @@ use crate::engine::Engine;
 use crate::harness::{Opts, Project, Run};
 use crate::server::{Script, bash};
 
-/// Read-only commands that Claude Code 2.1.197 does not run in `-p` mode without an allow
-/// rule (its own read-only list leaves them out), so only oath's allow can let them run.
+/// Read-only commands that Claude Code (2.1.197, 2.1.332) does not run in `-p` mode without an
+/// allow rule (its own read-only list leaves them out), so only oath's allow can let them run.
 const READS_CLAUDE_REFUSES: [&str; 6] = [
     "printenv HOME",
     "git config --list",

@@ -1,4 +1,5 @@
-//! Real transcripts of several Claude Code versions (1.0.98 to 2.1.39, and the pinned 2.1.197):
+//! Real transcripts of several Claude Code versions (1.0.98 to 2.1.39, the earlier pin 2.1.197
+//! and the pinned 2.1.332):
 //! hand-checked counts, tokens equal to ccusage's, drafts that reason about intent, and a
 //! large transcript counted exactly in one run in bounded memory.
 //!
@@ -242,7 +243,7 @@ fn real_transcripts_have_their_hand_checked_counts_and_ccusage_tokens() {
     }
 }
 
-/// The pinned client (2.1.197), recorded against a mock API that sends no request id: ccusage
+/// The earlier pinned client (2.1.197), recorded against a mock API that sends no request id: ccusage
 /// counts each line there (130 and 65); the API bills once per message, as the client's own
 /// `result.json` says.
 #[test]
