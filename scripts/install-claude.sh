@@ -7,7 +7,7 @@
 # Env:   OATH_E2E_CLAUDE_VERSION  the version to install (default: the pin below)
 set -euo pipefail
 
-version="${OATH_E2E_CLAUDE_VERSION:-2.1.197}"
+version="${OATH_E2E_CLAUDE_VERSION:-2.1.332}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="$root/.e2e-cache/claude-code-$version"
 bin="$cache/node_modules/@anthropic-ai/claude-code-linux-x64/claude"

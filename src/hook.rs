@@ -23,6 +23,7 @@ use crate::project::{Env, Project};
 use crate::protocol::{
     Answer, EventName, HookInput, InputError, MAX_PAYLOAD_BYTES, PermissionDecision,
 };
+use crate::refusal;
 
 /// What a hook invocation depends on besides stdin.
 #[derive(Debug, Clone)]
@@ -237,6 +238,13 @@ fn answer_input(input: &HookInput, ctx: &Ctx) -> Answer {
             outcome::after_tool(&ctx.env, &project, &config, input, ctx.now)
         }
         EventName::SessionStart => outcome::session_start(&project, &config, input, ctx.now),
+        EventName::PermissionDenied => refusal::permission_denied(&project, input, ctx.now),
+        EventName::PostToolBatch => record_event(
+            refusal::after_batch(&project, input, ctx.now),
+            &project,
+            input,
+            ctx.now,
+        ),
         EventName::Stop | EventName::SessionEnd => record_event(
             outcome::session_checkpoint(&project, &config, input, ctx.now),
             &project,

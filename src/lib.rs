@@ -7,7 +7,7 @@
 //! |---|---|
 //! | protocol I/O | [`protocol`] (payloads in, answers out), [`hook`] (the hot path) |
 //! | trust gate | [`shell`], [`classify`], [`trust`], [`phase`], [`rules`], [`decide`], [`gate`] |
-//! | after tools | [`outcome`] (trust updates, outcome records), [`observers`] (user commands) |
+//! | after tools | [`outcome`] (trust updates, outcome records), [`observers`] (user commands), [`refusal`] (calls that never ran) |
 //! | 3-strike protocol | [`strike`] |
 //! | retrospectives | [`transcript`], [`kpt`] |
 //! | files | [`project`] (where), [`state`] (locked atomic files), [`audit`], [`redact`], [`worktree`] (what git would lose), [`gitignore`] (oath's files out of `git status`) |
@@ -39,6 +39,7 @@ pub mod phase;
 pub mod project;
 pub mod protocol;
 pub mod redact;
+pub mod refusal;
 pub mod rules;
 pub mod shell;
 pub mod state;

@@ -123,7 +123,7 @@ pub fn claim() -> bool {
     !CLAIMED.swap(true, Ordering::SeqCst)
 }
 
-/// The signal handler: the prepared answer, once, then its exit code (0, or 2 for a deny;
+/// The signal handler: the prepared answer, once, then its exit code (0, a deny included;
 /// never 1, which Claude Code takes for an error and runs the call).
 #[cfg(unix)]
 #[allow(unsafe_code)]

@@ -27,8 +27,9 @@ pub const JSON_VERSION: u32 = 2;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 One row per tool call: when, which tool and what, its domain and risk, oath's decision, and
-the outcome with the trust change. Times are UTC. With --since, only the part of the trail
-the window needs is read.
+the outcome with the trust change (`refused by the client` or `denied by oath` for a call
+that never ran). Times are UTC. With --since, only the part of the trail the window needs
+is read.
 
 --json prints JSON Lines (output version 2), oldest first, as the trail is read: one object
 per line, with the keys version (2), session_id, tool_use_id, pre and outcomes for a call,
@@ -353,7 +354,12 @@ fn outcome_text(outcomes: &[Record]) -> String {
         return "pending".into();
     };
     let outcome = last["outcome"].as_str().unwrap_or("?");
-    let mut s = outcome.to_owned();
+    // A call that never ran: who refused it (`refused_by`, written with the refusal).
+    let mut s = match last["refused_by"].as_str() {
+        Some("client") => format!("{outcome} by the client"),
+        Some(by) => format!("{outcome} by {by}"),
+        None => outcome.to_owned(),
+    };
     let applied = outcomes.iter().find(|o| o["trust_applied"] == json!(true));
     if let Some(o) = applied
         && let (Some(b), Some(a)) = (
@@ -436,5 +442,15 @@ mod tests {
             outcome_text(&[applied, again]),
             "success (trust 0.30 → 0.26) (interrupted) [2 outcome records]"
         );
+        let refused = rec(
+            json!({"kind": "outcome", "outcome": "refused", "refused_by": "client",
+                                 "trust_applied": false}),
+        );
+        assert_eq!(
+            outcome_text(std::slice::from_ref(&refused)),
+            "refused by the client"
+        );
+        let denied = rec(json!({"kind": "outcome", "outcome": "denied", "refused_by": "oath"}));
+        assert_eq!(outcome_text(&[denied]), "denied by oath");
     }
 }

@@ -96,11 +96,11 @@ impl Scope {
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Adds one handler per event oath answers (PreToolUse, PostToolUse, PostToolUseFailure, Stop,
-SessionStart, SessionEnd, UserPromptSubmit, PostToolBatch) that runs this binary by its
-absolute path as `oath hook`, and the `/quick-save`, `/quick-load` and `/hurikaeri` slash
-commands. Every other setting and your own hooks stay as they are; the file is backed up
-(`settings.json.oath-backup-<time>`, the last three kept) before it changes. Running it
-again changes nothing.
+SessionStart, SessionEnd, UserPromptSubmit, PostToolBatch, PermissionDenied) that runs this
+binary by its absolute path as `oath hook`, and the `/quick-save`, `/quick-load` and
+`/hurikaeri` slash commands. Every other setting and your own hooks stay as they are; the
+file is backed up (`settings.json.oath-backup-<time>`, the last three kept) before it
+changes. Running it again changes nothing.
 
 Examples:
   oath install                 guard every project (user settings, the default)
@@ -152,6 +152,7 @@ pub const EVENTS: &[(&str, Option<&str>, u64)] = &[
     ("SessionEnd", None, 5),
     ("UserPromptSubmit", None, 10),
     ("PostToolBatch", None, 10),
+    ("PermissionDenied", Some("*"), 10),
 ];
 
 /// First Claude Code version with exec-form handlers (`args`).

@@ -15,8 +15,9 @@ pub const MAX_PAYLOAD_BYTES: usize = 32 * 1024 * 1024;
 
 macro_rules! events {
     ($($name:ident),* $(,)?) => {
-        /// Every hook event of Claude Code's reference, plus `Other` for names this build
-        /// does not know.
+        /// Every hook event of Claude Code's reference and of the 2.1.332 client's own list
+        /// (`PreSkillShellCommand`, `PreModelSwitch`, `PostModelSwitch`), plus `Other` for
+        /// names this build does not know.
         #[derive(Debug, Clone, PartialEq, Eq, Hash)]
         pub enum EventName {
             $(
@@ -28,7 +29,8 @@ macro_rules! events {
         }
 
         impl EventName {
-            /// Every known event, in the reference's order.
+            /// Every known event, in the reference's order (the 2.1.332 client's own beside
+            /// their kin).
             pub const KNOWN: &'static [&'static str] = &[$(stringify!($name)),*];
 
             /// Maps a `hook_event_name` to the enum.
@@ -56,6 +58,7 @@ events!(
     InstructionsLoaded,
     UserPromptSubmit,
     UserPromptExpansion,
+    PreSkillShellCommand,
     MessageDisplay,
     PreToolUse,
     PermissionRequest,
@@ -79,6 +82,8 @@ events!(
     WorktreeRemove,
     PreCompact,
     PostCompact,
+    PreModelSwitch,
+    PostModelSwitch,
     Elicitation,
     ElicitationResult,
     SessionEnd,
@@ -314,7 +319,7 @@ mod tests {
 
     #[test]
     fn every_known_event_round_trips() {
-        assert_eq!(EventName::KNOWN.len(), 31);
+        assert_eq!(EventName::KNOWN.len(), 34);
         for name in EventName::KNOWN {
             assert_eq!(EventName::parse(name).as_str(), *name);
             assert!(!matches!(EventName::parse(name), EventName::Other(_)));

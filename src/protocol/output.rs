@@ -2,8 +2,13 @@
 //!
 //! An [`Answer`] is built only through its constructors, so `hookSpecificOutput.hookEventName`
 //! always echoes the firing event and stdout holds exactly one JSON object or nothing.
-//! "No opinion" is [`Answer::silent`]: exit 0 with empty stdout. Exit 2 is used only for an
-//! intended block (a PreToolUse deny, alongside the JSON deny); exit 1 is never produced.
+//! "No opinion" is [`Answer::silent`]: exit 0 with empty stdout. Every answer exits 0, a
+//! PreToolUse deny included: the JSON `permissionDecision: "deny"` with its reason is the
+//! policy decision. Exit 2 (with the reason on stderr) also blocks, but Claude Code takes it
+//! for a failing hook: its stream reports the hook's outcome as `error`, 2.1.197 shows the
+//! model `PreToolUse:<Tool> hook error: [<hook command>]: <stderr>` when stdout has no JSON,
+//! and 2.1.332 logs `[ERROR] … status code 2` for every such deny (issue 30; the findings
+//! are in docs/adr/0002-hook-protocol.md). Exit 1 is never produced.
 
 use std::io::Write;
 
@@ -136,12 +141,10 @@ impl Answer {
         &self.stderr
     }
 
-    /// Returns the exit code: 2 for a PreToolUse deny, 0 otherwise.
+    /// Returns the exit code: always 0, a deny included (its JSON is the decision; see the
+    /// module's documentation for why not exit 2).
     pub fn exit_code(&self) -> u8 {
-        match (&self.event, self.permission()) {
-            (EventName::PreToolUse, Some(PermissionDecision::Deny)) => 2,
-            _ => 0,
-        }
+        0
     }
 
     /// Returns the JSON object to print, or `None` for silence.
@@ -180,16 +183,11 @@ impl Answer {
         (!top.is_empty()).then_some(Value::Object(top))
     }
 
-    /// Writes the answer: one JSON object (or nothing) on stdout, diagnostics on stderr, and
-    /// for a deny the reason on stderr too. Returns the exit code.
+    /// Writes the answer: one JSON object (or nothing) on stdout, diagnostics on stderr.
+    /// Returns the exit code.
     pub fn emit(&self, stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
         for line in &self.stderr {
             let _ = writeln!(stderr, "oath: {}", cap_line(line));
-        }
-        if self.exit_code() == 2
-            && let Some(reason) = self.reason()
-        {
-            let _ = writeln!(stderr, "{reason}");
         }
         if let Some(json) = self.to_json() {
             let mut line = json.to_string();
@@ -254,18 +252,24 @@ mod tests {
         assert_eq!(a.exit_code(), 0);
     }
 
+    /// A deny is the JSON decision with exit 0 and nothing on stderr: what Claude Code
+    /// takes for a policy decision, not for a failing hook.
     #[test]
-    fn deny_is_json_plus_exit_two() {
+    fn deny_is_json_with_exit_zero() {
         let a = Answer::decision(PermissionDecision::Deny, "no");
         assert_eq!(
             a.to_json().unwrap(),
             json!({"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"no","hookEventName":"PreToolUse"}})
         );
-        assert_eq!(a.exit_code(), 2);
+        assert_eq!(a.exit_code(), 0);
         let mut out = Vec::new();
         let mut err = Vec::new();
-        assert_eq!(a.emit(&mut out, &mut err), 2);
-        assert_eq!(String::from_utf8(err).unwrap(), "no\n");
+        assert_eq!(a.emit(&mut out, &mut err), 0);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"hookSpecificOutput\":{\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"no\",\"hookEventName\":\"PreToolUse\"}}\n"
+        );
+        assert!(err.is_empty(), "{}", String::from_utf8_lossy(&err));
     }
 
     #[test]

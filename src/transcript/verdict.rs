@@ -3,7 +3,8 @@
 //!
 //! Structure first, where the line has it: `toolDenialKind` (written by newer clients:
 //! `user-rejected`, `permission-rule`, `automode-*`, `interrupted`, `cancelled`),
-//! `permissionDecision.source: "hook"`, a `hook_blocking_error` attachment for the call, or
+//! `permissionDecision` `{source: "hook", decision: "reject"}` (2.1.332 writes `"accept"` for
+//! the calls a hook allowed), a `hook_blocking_error` attachment for the call, or
 //! `interrupted: true`. Then each client version's wording, taken from the real transcripts
 //! and from the strings of the 2.1.197 and 2.1.332 client binaries:
 //!
@@ -113,12 +114,21 @@ pub fn classify(
     if rejected {
         return Verdict::Rejection;
     }
+    // 2.1.332 writes the hook's verdict on every call a hook answered, allowed ones too
+    // (`{"decision": "accept", "source": "hook"}`): only a refusal is a denial.
+    let decision = line.get("permissionDecision");
+    let hook_refused = decision
+        .and_then(|d| d.get("source"))
+        .and_then(Value::as_str)
+        == Some("hook")
+        && !matches!(
+            decision
+                .and_then(|d| d.get("decision"))
+                .and_then(Value::as_str),
+            Some("accept" | "allow")
+        );
     let by_hook = call.hook_blocked
-        || line
-            .get("permissionDecision")
-            .and_then(|d| d.get("source"))
-            .and_then(Value::as_str)
-            == Some("hook")
+        || hook_refused
         || (body.starts_with("PreToolUse:") && body.contains(" hook error: "))
         || body.contains("denied this tool");
     let shell = matches!(call.tool, Some("Bash" | "PowerShell"));
@@ -240,6 +250,15 @@ mod tests {
         l["toolDenialKind"] = "permission-rule".into();
         l["permissionDecision"] = json!({"decision": "reject", "source": "hook"});
         assert_eq!(verdict(l, bash()), Verdict::Denial);
+        // A call a hook allowed: 2.1.332 notes the hook's verdict on the line all the same.
+        let mut l = result("1\thello world", false);
+        l["permissionDecision"] =
+            json!({"decision": "accept", "source": "hook", "reasonType": "hook"});
+        assert_eq!(verdict(l, bash()), Verdict::Success);
+        let mut l = result("Exit code 3", true);
+        l["permissionDecision"] =
+            json!({"decision": "accept", "source": "hook", "reasonType": "hook"});
+        assert_eq!(verdict(l, bash()), Verdict::Error);
         let blocked = CallFacts {
             hook_blocked: true,
             ..bash()

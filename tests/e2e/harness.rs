@@ -13,8 +13,9 @@ use serde_json::{Value, json};
 
 use crate::server::{MockServer, Recorded, Script, SentToolUse, messages_blocks};
 
-/// The Claude Code version the tests are written against (`scripts/install-claude.sh`).
-pub const CLIENT_VERSION: &str = "2.1.197";
+/// The Claude Code version the tests are pinned to (`scripts/install-claude.sh`); they pass on
+/// the previous pin, 2.1.197, too (`OATH_E2E_CLAUDE`).
+pub const CLIENT_VERSION: &str = "2.1.332";
 
 /// Environment variable naming the `claude` binary to use.
 pub const CLIENT_ENV: &str = "OATH_E2E_CLAUDE";
@@ -23,7 +24,7 @@ pub const CLIENT_ENV: &str = "OATH_E2E_CLAUDE";
 const SESSION_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// Every hook event the harness registers oath for.
-pub const HOOK_EVENTS: [&str; 8] = [
+pub const HOOK_EVENTS: [&str; 9] = [
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
@@ -32,10 +33,16 @@ pub const HOOK_EVENTS: [&str; 8] = [
     "SessionStart",
     "SessionEnd",
     "Stop",
+    "PermissionDenied",
 ];
 
 /// Tool events take a matcher; the others fire always.
-const TOOL_EVENTS: [&str; 3] = ["PreToolUse", "PostToolUse", "PostToolUseFailure"];
+const TOOL_EVENTS: [&str; 4] = [
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionDenied",
+];
 
 /// Returns the path of the built oath binary.
 pub fn oath_bin() -> PathBuf {
@@ -85,6 +92,8 @@ pub struct Project {
 pub struct Opts {
     /// `--allowedTools` value, if any.
     pub allowed_tools: Option<String>,
+    /// Whether the client writes its debug log (`--debug-file`, read into [`Run::debug_log`]).
+    pub debug_log: bool,
 }
 
 impl Opts {
@@ -92,7 +101,14 @@ impl Opts {
     pub fn allow(tools: &str) -> Self {
         Self {
             allowed_tools: Some(tools.to_owned()),
+            ..Self::default()
         }
+    }
+
+    /// Returns these options with the client's debug log kept.
+    pub fn with_debug_log(mut self) -> Self {
+        self.debug_log = true;
+        self
     }
 }
 
@@ -132,6 +148,15 @@ impl Project {
     /// Returns the Claude Code binary the sessions run.
     pub fn claude(&self) -> &Path {
         &self.claude
+    }
+
+    /// Returns the version of the client (`claude --version`: `2.1.332 (Claude Code)`).
+    pub fn client_version(&self) -> (u32, u32, u32) {
+        let mut cmd = Command::new(&self.claude);
+        self.hermetic_env(&mut cmd);
+        let out = cmd.arg("--version").output().expect("run claude --version");
+        let text = String::from_utf8_lossy(&out.stdout);
+        parse_version(&text).unwrap_or_else(|| panic!("no version in {text:?}"))
     }
 
     /// Returns the project root (canonical, as the client reports `cwd`).
@@ -205,6 +230,15 @@ impl Project {
         if let Some(tools) = &opts.allowed_tools {
             cmd.args(["--allowedTools", tools]);
         }
+        let debug_file = opts.debug_log.then(|| {
+            let n = DEBUG_LOGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.base()
+                .join("tmp")
+                .join(format!("claude-debug-{n}.log"))
+        });
+        if let Some(file) = &debug_file {
+            cmd.arg("--debug-file").arg(file);
+        }
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -236,12 +270,19 @@ impl Project {
             .unwrap_or_else(|| panic!("result without session_id: {result}"))
             .to_owned();
         let audit = self.audit(&session_id);
+        let debug_log = debug_file
+            .map(|f| {
+                std::fs::read_to_string(&f)
+                    .unwrap_or_else(|e| panic!("debug log {}: {e}", f.display()))
+            })
+            .unwrap_or_default();
         Run {
             result,
             requests: server.requests(),
             sent: server.sent_tool_uses(),
             audit,
             stderr,
+            debug_log,
             session_id,
         }
     }
@@ -266,6 +307,21 @@ impl Project {
         }
         records
     }
+}
+
+/// Numbers the debug logs of one test process.
+static DEBUG_LOGS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Returns the first `x.y.z` of a text.
+pub fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
+    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .find_map(|w| {
+            let mut parts = w.split('.').map(|p| p.parse::<u32>().ok());
+            match (parts.next()?, parts.next()?, parts.next()?) {
+                (Some(a), Some(b), Some(c)) => Some((a, b, c)),
+                _ => None,
+            }
+        })
 }
 
 fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
@@ -304,6 +360,8 @@ pub struct Run {
     pub audit: Vec<Value>,
     /// The client's stderr.
     pub stderr: String,
+    /// The client's debug log (empty unless [`Opts::debug_log`]).
+    pub debug_log: String,
     /// The session id.
     pub session_id: String,
 }
@@ -329,6 +387,32 @@ impl Run {
             .iter()
             .filter(|r| r["kind"] == kind && r["tool_use_id"] == tool_use_id)
             .collect()
+    }
+
+    /// Returns the outcome records the tool's own report wrote (PostToolUse,
+    /// PostToolUseFailure): none for a call that never ran.
+    pub fn tool_outcomes(&self, tool_use_id: &str) -> Vec<&Value> {
+        self.records_for("outcome", tool_use_id)
+            .into_iter()
+            .filter(|r| r.get("refused_by").is_none())
+            .collect()
+    }
+
+    /// Returns the single refusal record of a call that never ran (`refused_by` the client
+    /// or oath, written at PermissionDenied or PostToolBatch).
+    pub fn refusal(&self, tool_use_id: &str) -> &Value {
+        let found: Vec<&Value> = self
+            .records_for("outcome", tool_use_id)
+            .into_iter()
+            .filter(|r| r.get("refused_by").is_some())
+            .collect();
+        assert_eq!(
+            found.len(),
+            1,
+            "expected one refusal record for {tool_use_id}; audit:\n{}",
+            self.audit_text()
+        );
+        found[0]
     }
 
     /// Returns the single pre record of a tool use.
@@ -405,48 +489,72 @@ impl Run {
             .unwrap_or_else(|| panic!("the model never received a result for {tool_use_id}"))
     }
 
-    /// Returns the text blocks that follow a tool use's `tool_result` in the same user
-    /// message of the request right after the call: where hook `additionalContext` reaches
-    /// the model (as `<system-reminder>` text).
+    /// Returns the texts the model received right after a tool use's `tool_result`, in the
+    /// request right after the call: where hook `additionalContext` reaches the model. Two
+    /// forms: text blocks following the `tool_result` in the same user message (a
+    /// `<system-reminder>`, 2.1.197), and `role: "system"` messages following that user
+    /// message (`<Event>:<Tool> hook additional context: …`, 2.1.332).
     pub fn context_after(&self, tool_use_id: &str) -> Vec<String> {
-        let body = &self.turn_after(tool_use_id).body;
-        let Some(messages) = body["messages"].as_array() else {
-            return Vec::new();
-        };
-        for m in messages {
-            let Some(blocks) = m["content"].as_array() else {
-                continue;
-            };
-            if let Some(pos) = blocks
-                .iter()
-                .position(|b| b["type"] == "tool_result" && b["tool_use_id"] == tool_use_id)
-            {
-                return blocks[pos + 1..]
-                    .iter()
-                    .take_while(|b| b["type"] != "tool_result")
-                    .filter(|b| b["type"] == "text")
-                    .filter_map(|b| b["text"].as_str().map(str::to_owned))
-                    .collect();
-            }
-        }
-        Vec::new()
+        context_after_in(&self.turn_after(tool_use_id).body, tool_use_id)
     }
 
-    /// Returns every text the model received in any main-loop request (user side).
+    /// Returns every text the model received in any main-loop request (user side, and the
+    /// `role: "system"` messages that carry hook context in newer clients).
     pub fn all_model_input_text(&self) -> String {
         let mut out = String::new();
         for r in self.main_turns() {
-            for b in messages_blocks(&r.body) {
-                match b["type"].as_str() {
-                    Some("text") => out.push_str(b["text"].as_str().unwrap_or("")),
-                    Some("tool_result") => out.push_str(&content_text(&b["content"])),
-                    _ => {}
+            let messages = r.body["messages"].as_array().into_iter().flatten();
+            for m in messages.filter(|m| m["role"] != "assistant") {
+                if let Some(text) = m["content"].as_str() {
+                    out.push_str(text);
+                    out.push('\n');
                 }
-                out.push('\n');
+                for b in m["content"].as_array().into_iter().flatten() {
+                    match b["type"].as_str() {
+                        Some("text") => out.push_str(b["text"].as_str().unwrap_or("")),
+                        Some("tool_result") => out.push_str(&content_text(&b["content"])),
+                        _ => {}
+                    }
+                    out.push('\n');
+                }
             }
         }
         out
     }
+}
+
+/// Returns the texts that follow a tool use's `tool_result` in a request body (see
+/// [`Run::context_after`]).
+pub fn context_after_in(body: &Value, tool_use_id: &str) -> Vec<String> {
+    let Some(messages) = body["messages"].as_array() else {
+        return Vec::new();
+    };
+    for (at, m) in messages.iter().enumerate() {
+        let Some(blocks) = m["content"].as_array() else {
+            continue;
+        };
+        let Some(pos) = blocks
+            .iter()
+            .position(|b| b["type"] == "tool_result" && b["tool_use_id"] == tool_use_id)
+        else {
+            continue;
+        };
+        let mut texts: Vec<String> = blocks[pos + 1..]
+            .iter()
+            .take_while(|b| b["type"] != "tool_result")
+            .filter(|b| b["type"] == "text")
+            .filter_map(|b| b["text"].as_str().map(str::to_owned))
+            .collect();
+        texts.extend(
+            messages[at + 1..]
+                .iter()
+                .take_while(|m| m["role"] == "system")
+                .map(|m| content_text(&m["content"]))
+                .filter(|t| !t.is_empty()),
+        );
+        return texts;
+    }
+    Vec::new()
 }
 
 /// Returns the text of a `content` value: a string, or the text blocks of an array.
@@ -459,5 +567,45 @@ pub fn content_text(content: &Value) -> String {
             .collect::<Vec<_>>()
             .join("\n"),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hook context after a tool result, in the two forms clients send it; nothing from
+    /// other tool results or from the next user turn.
+    #[test]
+    fn context_after_reads_both_forms() {
+        let inline = json!({"messages": [
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "a", "content": "Exit code 3"},
+                {"type": "text", "text": "<system-reminder>strike a</system-reminder>"},
+                {"type": "tool_result", "tool_use_id": "b", "content": "ok"},
+                {"type": "text", "text": "after b"}
+            ]}
+        ]});
+        assert_eq!(
+            context_after_in(&inline, "a"),
+            ["<system-reminder>strike a</system-reminder>"]
+        );
+        let system = json!({"messages": [
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "a", "content": "Exit code 3"}
+            ]},
+            {"role": "system", "content": "PostToolUseFailure:Bash hook additional context: strike a"},
+            {"role": "system", "content": [{"type": "text", "text": "second"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "not context"}]},
+            {"role": "system", "content": "too late"}
+        ]});
+        assert_eq!(
+            context_after_in(&system, "a"),
+            [
+                "PostToolUseFailure:Bash hook additional context: strike a",
+                "second"
+            ]
+        );
+        assert!(context_after_in(&system, "missing").is_empty());
     }
 }

@@ -92,8 +92,8 @@ fn every_hook_event_reaches_oath_and_pre_joins_outcome() {
         run.audit_text()
     );
 
-    // The session's other events (those 2.1.197 fires in -p mode, per the captured fixture
-    // session-a): each reached oath and left a record naming it.
+    // The session's other events (those 2.1.197 and 2.1.332 fire in -p mode, per their
+    // captured fixtures' session-a): each reached oath and left a record naming it.
     let named = |event: &str| {
         run.audit
             .iter()

@@ -6,10 +6,12 @@ mod engine;
 mod harness;
 mod server;
 
+mod deny;
 mod hook_events;
 mod install;
 mod kpt;
 mod observers;
+mod refusals;
 mod safety;
 mod strikes;
 mod trust_gate;

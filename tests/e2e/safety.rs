@@ -56,8 +56,15 @@ fn trust_from_git_add_never_unlocks_reset_hard() {
     assert!(trust > 0.726, "trust after 25 successes: {trust}");
     assert!(run.denied(id), "not refused: {}", run.result);
     assert!(
-        run.records_for("outcome", id).is_empty(),
+        run.tool_outcomes(id).is_empty(),
         "the reset ran: {}",
+        run.audit_text()
+    );
+    // Asked, and refused by the client: nobody approves in -p mode.
+    assert_eq!(
+        run.refusal(id)["refused_by"],
+        "client",
+        "{}",
         run.audit_text()
     );
     assert_eq!(

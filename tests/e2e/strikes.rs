@@ -67,9 +67,12 @@ fn third_identical_failure_escalates_and_a_fourth_call_does_not_run() {
         "{pre}"
     );
     assert!(run.denied(fourth), "{}", run.result);
-    assert!(
-        run.records_for("outcome", fourth).is_empty(),
-        "{}",
-        run.audit_text()
-    );
+    assert!(run.tool_outcomes(fourth).is_empty(), "{}", run.audit_text());
+    let refusal = run.refusal(fourth);
+    let by = if pre["decision"] == "deny" {
+        "oath"
+    } else {
+        "client"
+    };
+    assert_eq!(refusal["refused_by"], by, "{refusal}");
 }

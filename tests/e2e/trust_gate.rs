@@ -13,8 +13,8 @@ use crate::engine::Engine;
 use crate::harness::{Opts, Project, Run};
 use crate::server::{Script, bash};
 
-/// Read-only commands that Claude Code 2.1.197 does not run in `-p` mode without an allow
-/// rule (its own read-only list leaves them out), so only oath's allow can let them run.
+/// Read-only commands that Claude Code (2.1.197, 2.1.332) does not run in `-p` mode without an
+/// allow rule (its own read-only list leaves them out), so only oath's allow can let them run.
 const READS_CLAUDE_REFUSES: [&str; 6] = [
     "printenv HOME",
     "git config --list",
@@ -86,10 +86,11 @@ fn critical_command_is_denied_even_with_bash_allowed() {
             run.result
         );
         assert!(
-            run.records_for("outcome", id).is_empty(),
+            run.tool_outcomes(id).is_empty(),
             "a denied call has an outcome: {}",
             run.audit_text()
         );
+        assert_eq!(run.refusal(id)["outcome"], "denied", "{}", run.audit_text());
         // The model is told why, in oath's words.
         let result = run.tool_result(id);
         assert_eq!(result["is_error"], true, "{result}");
@@ -271,6 +272,15 @@ fn medium_action_turns_to_allow_at_the_predicted_step() {
             "medium after {k} successes ran={ran}; denials {:?}",
             run.denials()
         );
+        if !ran {
+            // oath had no opinion; the client's own -p flow refused the call.
+            assert_eq!(
+                run.refusal(id)["refused_by"],
+                "client",
+                "{}",
+                run.audit_text()
+            );
+        }
     }
     let (_, last_id) = mediums[2];
     let o = run.records_for("outcome", last_id);

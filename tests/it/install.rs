@@ -97,7 +97,7 @@ fn oath_handlers(v: &Value, exe: &str) -> Vec<(String, Value)> {
     out
 }
 
-const EVENTS: [&str; 8] = [
+const EVENTS: [&str; 9] = [
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
@@ -106,6 +106,7 @@ const EVENTS: [&str; 8] = [
     "SessionEnd",
     "UserPromptSubmit",
     "PostToolBatch",
+    "PermissionDenied",
 ];
 
 #[test]

@@ -4,6 +4,7 @@
 mod audit;
 mod budgets;
 mod bypass;
+mod captured;
 mod classify_cases;
 mod cli;
 mod corpora;
@@ -22,6 +23,7 @@ mod observers;
 mod packs;
 mod payloads;
 mod project_config;
+mod refusals;
 mod safety;
 mod scripts;
 mod secrets;

@@ -1,4 +1,5 @@
-//! Real transcripts of several Claude Code versions (1.0.98 to 2.1.39, and the pinned 2.1.197):
+//! Real transcripts of several Claude Code versions (1.0.98 to 2.1.39, the earlier pin 2.1.197
+//! and the pinned 2.1.332):
 //! hand-checked counts, tokens equal to ccusage's, drafts that reason about intent, and a
 //! large transcript counted exactly in one run in bounded memory.
 //!
@@ -242,7 +243,7 @@ fn real_transcripts_have_their_hand_checked_counts_and_ccusage_tokens() {
     }
 }
 
-/// The pinned client (2.1.197), recorded against a mock API that sends no request id: ccusage
+/// The earlier pinned client (2.1.197), recorded against a mock API that sends no request id: ccusage
 /// counts each line there (130 and 65); the API bills once per message, as the client's own
 /// `result.json` says.
 #[test]
@@ -268,6 +269,29 @@ fn the_pinned_clients_tokens_equal_its_own_result() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
     assert_eq!(result["usage"]["input_tokens"], 110);
     assert_eq!(result["usage"]["output_tokens"], 55);
+}
+
+/// The transcript captured from 2.1.332 (`claude-code-2.1.332/session-a`), counted by hand:
+/// one prompt (`/greet world`, a slash command), 14 model turns (13 calling tools, 14 tool
+/// uses, Edit and two Writes changing code; then the closing text), the failing build, and
+/// the settings write the client refused in `-p` mode; the mock API billed 10 and 5 tokens a
+/// turn. Every call a hook allowed carries `permissionDecision.source: "hook"`
+/// there: none of them is a denial.
+#[test]
+fn the_2_1_332_transcript_has_its_hand_checked_counts() {
+    let dir = fixtures_dir().join("claude-code-2.1.332/session-a");
+    let c = record(dir.join("transcript.jsonl")).counts();
+    assert_eq!((c.user_turns, c.assistant_turns), (1, 14));
+    assert_eq!(c.tool_use_count, 14);
+    assert_eq!(c.error_count, 1);
+    assert_eq!(c.permission_denial_count, 1);
+    assert_eq!(c.code_changes_count, 3);
+    assert_eq!(
+        (c.rejection_count, c.interrupt_count, c.cascade_count),
+        (0, 0, 0)
+    );
+    assert_eq!((c.invalid_lines, c.skipped_lines), (0, 0));
+    assert_eq!((c.tokens.input_tokens, c.tokens.output_tokens), (140, 70));
 }
 
 /// T09's lines are not in time order (a compaction wrote 21:56:01.409 after 21:56:01.418):
