@@ -628,17 +628,31 @@ fn audit_growth(build: &Build, dir: &Path, records: usize) {
         writeln!(w, "{{\"v\":1,\"kind\":\"outcome\",\"timestamp\":\"{ts}\",\"session_id\":\"{session}\",\"tool_use_id\":\"toolu_{i}\",\"tool_name\":\"Bash\",\"outcome\":\"success\",\"domain\":\"test_run\",\"trust_applied\":true}}").expect("write");
     }
     drop(out);
-    for (label, args) in [
-        ("oath audit --since 2h", &["audit", "--since", "2h"][..]),
-        ("oath audit --json", &["audit", "--json"][..]),
+    // The target is for the window read; `--json` prints every record (streamed, so
+    // its memory is bounded too), reported without a time target.
+    for (label, args, timed) in [
+        (
+            "oath audit --since 2h",
+            &["audit", "--since", "2h"][..],
+            true,
+        ),
+        ("oath audit --json", &["audit", "--json"][..], false),
     ] {
         match time_and_rss(&build.oath, args, b"", &env) {
             Some((secs, kib)) => {
-                let met = secs < 1.0 && kib < 100 * 1024;
+                let target = if timed {
+                    let met = secs < 1.0 && kib < 100 * 1024;
+                    format!(
+                        "< 1 s and < 100 MiB: {}",
+                        if met { "met" } else { "NOT met" }
+                    )
+                } else {
+                    let met = kib < 100 * 1024;
+                    format!("< 100 MiB: {}", if met { "met" } else { "NOT met" })
+                };
                 println!(
-                    "| {label}, {records} records | {secs:.2} s | {:.1} MiB peak | < 1 s and < 100 MiB: {} |",
+                    "| {label}, {records} records | {secs:.2} s | {:.1} MiB peak | {target} |",
                     kib as f64 / 1024.0,
-                    if met { "met" } else { "NOT met" }
                 );
             }
             None => println!("| {label} | /usr/bin/time not available | | |"),

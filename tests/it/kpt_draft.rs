@@ -10,6 +10,20 @@ use oath::kpt::{check, session, template};
 use crate::kpt::{sample_path, seed_example_path, session_a_dir, tally};
 use crate::support::TestEnv;
 
+/// The draft of the documented sample session (`kpt-20260207-001`, drafted 10:20 that day).
+fn sample_draft() -> Report {
+    let mut r = session::SessionRecord {
+        session_id: "7f3c2a10-5b8e-4d21-9c6a-2e4f8b1d0a37".into(),
+        transcript_path: Some(sample_path()),
+        ..Default::default()
+    };
+    session::refresh(&mut r, &mut Vec::new(), None);
+    let now = oath::clock::Timestamp::parse("2026-02-07T10:20:00Z").unwrap();
+    let mut d = oath::kpt::draft::draft(&r, &Default::default(), now);
+    d.id = "kpt-20260207-001".into();
+    d
+}
+
 /// Reads a draft `oath kpt new` wrote: wrong only at its placeholders, and its facts as a
 /// typed report (the keep and try placeholder items, which hold no valid value yet, set aside).
 fn read_draft(path: &Path) -> Report {
@@ -394,15 +408,7 @@ fn unknown_session_is_a_clear_error() {
 
 #[test]
 fn draft_of_the_documented_sample_has_one_candidate_per_fact() {
-    let mut r = session::SessionRecord {
-        session_id: "7f3c2a10-5b8e-4d21-9c6a-2e4f8b1d0a37".into(),
-        transcript_path: Some(sample_path()),
-        ..Default::default()
-    };
-    session::refresh(&mut r, &mut Vec::new(), None);
-    let now = oath::clock::Timestamp::parse("2026-02-07T10:20:00Z").unwrap();
-    let mut d = oath::kpt::draft::draft(&r, &Default::default(), now);
-    d.id = "kpt-20260207-001".into();
+    let d = sample_draft();
     let got: Vec<(report::ProblemCategory, &str)> = d
         .problem
         .iter()
@@ -753,15 +759,7 @@ fn filling_only_the_placeholders_passes_validation_the_first_time() {
 /// address (no try placeholder), and with a first prompt of several lines (a block scalar).
 #[test]
 fn every_kind_of_draft_is_filled_in_one_pass() {
-    let mut r = session::SessionRecord {
-        session_id: "7f3c2a10-5b8e-4d21-9c6a-2e4f8b1d0a37".into(),
-        transcript_path: Some(sample_path()),
-        ..Default::default()
-    };
-    session::refresh(&mut r, &mut Vec::new(), None);
-    let now = oath::clock::Timestamp::parse("2026-02-07T10:20:00Z").unwrap();
-    let mut base = oath::kpt::draft::draft(&r, &Default::default(), now);
-    base.id = "kpt-20260207-001".into();
+    let base = sample_draft();
     let mut omission_only = base.clone();
     omission_only.problem.clear();
     omission_only.omission.push(report::Omission {
@@ -804,14 +802,6 @@ fn every_kind_of_draft_is_filled_in_one_pass() {
 /// The template of the documented sample, whole: header, comments, placeholders, facts.
 #[test]
 fn template_of_the_documented_sample() {
-    let mut r = session::SessionRecord {
-        session_id: "7f3c2a10-5b8e-4d21-9c6a-2e4f8b1d0a37".into(),
-        transcript_path: Some(sample_path()),
-        ..Default::default()
-    };
-    session::refresh(&mut r, &mut Vec::new(), None);
-    let now = oath::clock::Timestamp::parse("2026-02-07T10:20:00Z").unwrap();
-    let mut d = oath::kpt::draft::draft(&r, &Default::default(), now);
-    d.id = "kpt-20260207-001".into();
+    let d = sample_draft();
     insta::assert_snapshot!("template_documented_sample", template::render(&d).unwrap());
 }
