@@ -19,6 +19,7 @@
 // block says why it is sound.
 #![deny(unsafe_code)]
 
+pub mod agent;
 pub mod audit;
 pub mod classify;
 pub mod cli;
