@@ -4,6 +4,7 @@
 
 mod engine;
 mod harness;
+mod loopback;
 mod server;
 
 mod deny;

@@ -1,22 +1,20 @@
 //! A loopback stand-in for the Anthropic Messages API: serves scripted model turns as SSE
 //! streams and records every request it receives.
 //!
-//! HTTP/1.1 over `std::net`, one thread per connection, keep-alive aware; request bodies by
-//! `Content-Length` or chunked; responses always carry a `Content-Length`. The scripted turn
+//! HTTP/1.1 over `std::net` (`loopback.rs`, shared with the Codex and Gemini mocks). The scripted turn
 //! is chosen from the number of `tool_result` blocks already in the request, so a turn
 //! follows the results of every tool the turns before it asked for (including calls a hook
 //! or the permission flow refused, which also come back as `tool_result`s).
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread;
-use std::time::Duration;
 
 use serde_json::{Value, json};
+
+pub use crate::loopback::Recorded;
+use crate::loopback::{Loopback, Reply};
 
 /// The model name put in every response.
 pub const MODEL: &str = "claude-e2e-mock";
@@ -101,17 +99,6 @@ impl Script {
     }
 }
 
-/// A request the server received.
-#[derive(Debug, Clone)]
-pub struct Recorded {
-    /// HTTP method.
-    pub method: String,
-    /// Request target (path and query).
-    pub path: String,
-    /// The JSON body (`Null` when there was none or it was not JSON).
-    pub body: Value,
-}
-
 impl Recorded {
     /// Returns whether this is a model turn of the main loop (a Messages call offering tools).
     pub fn is_main_turn(&self) -> bool {
@@ -135,18 +122,16 @@ pub struct SentToolUse {
 
 struct Shared {
     script: Script,
-    requests: Mutex<Vec<Recorded>>,
     /// Tool uses sent, keyed by the number of results that selected their turn, so a
     /// retried request gets the same ids.
     sent: Mutex<Vec<(usize, Vec<SentToolUse>)>>,
     prefix: String,
     counter: AtomicU64,
-    stop: AtomicBool,
 }
 
 /// The running server; stops when dropped.
 pub struct MockServer {
-    addr: SocketAddr,
+    http: Loopback,
     shared: Arc<Shared>,
 }
 
@@ -155,8 +140,6 @@ static SERVERS: AtomicU64 = AtomicU64::new(0);
 impl MockServer {
     /// Starts a server on a free loopback port playing `script`.
     pub fn start(script: Script) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
-        let addr = listener.local_addr().expect("local address");
         // Tool-use ids must be unique across sessions of one project: oath remembers applied
         // outcomes by id.
         let n = SERVERS.fetch_add(1, Ordering::Relaxed);
@@ -166,36 +149,25 @@ impl MockServer {
             .unwrap_or(0);
         let shared = Arc::new(Shared {
             script,
-            requests: Mutex::new(Vec::new()),
             sent: Mutex::new(Vec::new()),
             prefix: format!("toolu_e2e{}x{n}x{nanos:x}", std::process::id()),
             counter: AtomicU64::new(0),
-            stop: AtomicBool::new(false),
         });
         let s = Arc::clone(&shared);
-        thread::spawn(move || {
-            for conn in listener.incoming() {
-                if s.stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let Ok(conn) = conn else { continue };
-                let s = Arc::clone(&s);
-                thread::spawn(move || {
-                    let _ = serve_connection(conn, &s);
-                });
-            }
-        });
-        Self { addr, shared }
+        let http = Loopback::start(Box::new(move |method, path, body| {
+            respond(&s, method, path, body)
+        }));
+        Self { http, shared }
     }
 
     /// Returns the base URL for `ANTHROPIC_BASE_URL`.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        self.http.base_url()
     }
 
     /// Returns every request received so far, in arrival order.
     pub fn requests(&self) -> Vec<Recorded> {
-        self.shared.requests.lock().expect("requests lock").clone()
+        self.http.requests()
     }
 
     /// Returns every tool use sent so far, in script order.
@@ -206,132 +178,8 @@ impl MockServer {
     }
 }
 
-impl Drop for MockServer {
-    fn drop(&mut self) {
-        self.shared.stop.store(true, Ordering::Relaxed);
-        // Wake the accept loop so it sees the flag.
-        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
-    }
-}
-
-/// Serves requests on one connection until the peer closes it or asks to.
-fn serve_connection(conn: TcpStream, shared: &Shared) -> std::io::Result<()> {
-    conn.set_read_timeout(Some(Duration::from_secs(300)))?;
-    let mut reader = BufReader::new(conn.try_clone()?);
-    let mut writer = conn;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line)? == 0 {
-            return Ok(());
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            continue;
-        }
-        let mut parts = line.split_whitespace();
-        let method = parts.next().unwrap_or("").to_owned();
-        let path = parts.next().unwrap_or("/").to_owned();
-        let version = parts.next().unwrap_or("HTTP/1.1").to_owned();
-        let mut headers = Vec::new();
-        loop {
-            let mut h = String::new();
-            if reader.read_line(&mut h)? == 0 {
-                return Ok(());
-            }
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            if let Some((k, v)) = h.split_once(':') {
-                headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
-            }
-        }
-        let header = |name: &str| {
-            headers
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.as_str())
-        };
-        if header("expect").is_some_and(|v| v.eq_ignore_ascii_case("100-continue")) {
-            writer.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
-        }
-        let body = if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
-            read_chunked(&mut reader)?
-        } else {
-            let len: usize = header("content-length")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
-            let mut b = vec![0; len];
-            reader.read_exact(&mut b)?;
-            b
-        };
-        let close = header("connection").is_some_and(|v| v.eq_ignore_ascii_case("close"))
-            || (version == "HTTP/1.0"
-                && !header("connection").is_some_and(|v| v.eq_ignore_ascii_case("keep-alive")));
-        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-        let (status, content_type, payload) = respond(shared, &method, &path, &body);
-        shared
-            .requests
-            .lock()
-            .expect("requests lock")
-            .push(Recorded {
-                method: method.clone(),
-                path,
-                body,
-            });
-        let reason = if status == 200 { "OK" } else { "Not Found" };
-        let mut head = format!(
-            "HTTP/1.1 {status} {reason}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nrequest-id: req_e2e\r\n",
-            payload.len()
-        );
-        head.push_str(if close {
-            "connection: close\r\n"
-        } else {
-            "connection: keep-alive\r\n"
-        });
-        head.push_str("\r\n");
-        writer.write_all(head.as_bytes())?;
-        if method != "HEAD" {
-            writer.write_all(&payload)?;
-        }
-        writer.flush()?;
-        if close {
-            return Ok(());
-        }
-    }
-}
-
-fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
-    let mut body = Vec::new();
-    loop {
-        let mut size = String::new();
-        reader.read_line(&mut size)?;
-        let size = usize::from_str_radix(size.trim().split(';').next().unwrap_or("0"), 16)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-        if size == 0 {
-            // Trailers end with an empty line.
-            loop {
-                let mut t = String::new();
-                if reader.read_line(&mut t)? == 0 || t.trim_end().is_empty() {
-                    return Ok(body);
-                }
-            }
-        }
-        let mut chunk = vec![0; size];
-        reader.read_exact(&mut chunk)?;
-        body.extend_from_slice(&chunk);
-        let mut crlf = String::new();
-        reader.read_line(&mut crlf)?;
-    }
-}
-
 /// Returns status, content type and body for one request.
-fn respond(
-    shared: &Shared,
-    method: &str,
-    path: &str,
-    body: &Value,
-) -> (u16, &'static str, Vec<u8>) {
+fn respond(shared: &Shared, method: &str, path: &str, body: &Value) -> Reply {
     let json_ok = |v: Value| (200, "application/json", v.to_string().into_bytes());
     match method {
         "HEAD" | "GET" | "OPTIONS" => json_ok(json!({})),
@@ -480,25 +328,7 @@ fn sse(id: &str, blocks: &[Value], stop: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn read_response(reader: &mut BufReader<TcpStream>) -> (String, String) {
-        let mut status = String::new();
-        reader.read_line(&mut status).unwrap();
-        let mut len = 0;
-        loop {
-            let mut h = String::new();
-            reader.read_line(&mut h).unwrap();
-            if h.trim().is_empty() {
-                break;
-            }
-            if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
-                len = v.trim().parse().unwrap();
-            }
-        }
-        let mut body = vec![0; len];
-        reader.read_exact(&mut body).unwrap();
-        (status, String::from_utf8(body).unwrap())
-    }
+    use crate::loopback::client::Conn;
 
     fn tool_result(id: &str) -> Value {
         json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "x"}]})
@@ -511,32 +341,9 @@ mod tests {
             .call(bash("c"))
             .say("end");
         let server = MockServer::start(script);
-        let conn = TcpStream::connect(server.addr).unwrap();
-        let mut reader = BufReader::new(conn.try_clone().unwrap());
-        let mut writer = conn;
-        let mut post = |body: Value, chunked: bool| {
-            let body = body.to_string();
-            let head = if chunked {
-                "POST /v1/messages?beta=true HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n"
-                    .to_owned()
-            } else {
-                format!(
-                    "POST /v1/messages?beta=true HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\n\r\n",
-                    body.len()
-                )
-            };
-            writer.write_all(head.as_bytes()).unwrap();
-            if chunked {
-                let (a, b) = body.split_at(body.len() / 2);
-                for part in [a, b] {
-                    write!(writer, "{:x}\r\n{part}\r\n", part.len()).unwrap();
-                }
-                writer.write_all(b"0\r\n\r\n").unwrap();
-            } else {
-                writer.write_all(body.as_bytes()).unwrap();
-            }
-            read_response(&mut reader)
-        };
+        let mut conn = Conn::open(server.http.addr());
+        let mut post =
+            |body: Value, chunked: bool| conn.post("/v1/messages?beta=true", &body, chunked);
         let first =
             json!({"stream": true, "tools": [], "messages": [{"role": "user", "content": "go"}]});
         let (status, sse1) = post(first.clone(), false);
