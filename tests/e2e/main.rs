@@ -1,12 +1,18 @@
 //! Real-client end-to-end tests: the pinned Claude Code runs `-p` sessions against a loopback
 //! mock of the Messages API that plays scripted tool calls, with the built `oath` registered in
-//! every hook. See "Real-client tests" in DEVELOPERS.md.
+//! every hook; Codex CLI and Gemini CLI run the same way against loopback mocks of their own
+//! model APIs (`agents.rs`). See "Real-client tests" in DEVELOPERS.md.
 
+mod agent_script;
+mod agents;
+mod codex_server;
 mod engine;
+mod gemini_server;
 mod harness;
 mod loopback;
 mod server;
 
+mod agents_stub;
 mod deny;
 mod hook_events;
 mod install;
