@@ -386,7 +386,10 @@ impl AgentProject {
             "#!/bin/sh\n\
              # The e2e harness's stub hook: logs the payload, denies the marker's pre-tool call.\n\
              input=$(cat)\n\
-             printf '%s\\n' \"$input\" > {log}/\"$(date +%s%N)-$$.json\"\n\
+             # Written aside and renamed, so a run never reads half a payload (Gemini does not\n\
+             # await SessionEnd).\n\
+             printf '%s\\n' \"$input\" > {log}/.part-$$\n\
+             mv {log}/.part-$$ {log}/\"$(date +%s%N)-$$.json\"\n\
              case \"$input\" in\n\
              *{marker}*) case \"$input\" in *'\"{pre}\"'*) printf '%s\\n' {deny} ;; esac ;;\n\
              esac\n\
@@ -524,6 +527,7 @@ fn read_hook_log(dir: &Path) -> Vec<Value> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|d| d.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
+    files.retain(|f| f.extension().is_some_and(|e| e == "json"));
     files.sort();
     files
         .iter()
@@ -594,6 +598,24 @@ impl Run {
                 self.describe()
             )
         })
+    }
+
+    /// Returns the session id: from the hook payloads, else [`Run::codex_thread_id`].
+    pub fn session_id(&self) -> Option<String> {
+        self.hook_calls
+            .iter()
+            .find_map(|c| c["session_id"].as_str().map(str::to_owned))
+            .or_else(|| self.codex_thread_id())
+    }
+
+    /// Returns the `thread_id` of the `thread.started` event `codex exec --json` prints: the
+    /// `session_id` of Codex's hook payloads.
+    pub fn codex_thread_id(&self) -> Option<String> {
+        self.stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|e| e["type"] == "thread.started")
+            .and_then(|e| e["thread_id"].as_str().map(str::to_owned))
     }
 
     /// Returns the events of the hook invocations, in order.

@@ -60,6 +60,16 @@ fn ordinary_command_reaches_both_tool_events(agent: Agent) {
         post.get("tool_response").is_some(),
         "the post-tool payload has no tool_response: {post}"
     );
+    // Every payload names the session; Codex prints the same id as its thread.
+    let session = pre["session_id"].as_str().expect("a session id");
+    assert!(
+        run.hook_calls.iter().all(|c| c["session_id"] == session),
+        "{}",
+        run.describe()
+    );
+    if agent == Agent::Codex {
+        assert_eq!(run.codex_thread_id().as_deref(), Some(session));
+    }
     // The model got the command's result, not a refusal.
     let told = run.tool_output(0);
     assert!(!told.contains(REASON), "{told}");
