@@ -330,6 +330,12 @@ impl AgentProject {
         self.base().join("state")
     }
 
+    /// Returns oath's audit records of one session (see [`Run::session_id`]); the clients
+    /// pass `OATH_HOME` on to their hooks.
+    pub fn audit(&self, session_id: &str) -> Vec<Value> {
+        crate::harness::audit_records(&self.oath_home(), session_id)
+    }
+
     /// Returns Codex's home (`CODEX_HOME`, `~/.codex`).
     pub fn codex_home(&self) -> PathBuf {
         self.home().join(".codex")

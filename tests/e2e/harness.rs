@@ -289,24 +289,30 @@ impl Project {
 
     /// Returns oath's audit records of one session, in file order.
     pub fn audit(&self, session_id: &str) -> Vec<Value> {
-        let mut records = Vec::new();
-        let Ok(projects) = std::fs::read_dir(self.oath_home().join("projects")) else {
-            return records;
-        };
-        for p in projects.flatten() {
-            let file = p.path().join("audit").join(format!("{session_id}.jsonl"));
-            let Ok(text) = std::fs::read_to_string(&file) else {
-                continue;
-            };
-            for line in text.lines().filter(|l| !l.trim().is_empty()) {
-                records.push(
-                    serde_json::from_str(line)
-                        .unwrap_or_else(|e| panic!("audit line is not JSON ({e}): {line}")),
-                );
-            }
-        }
-        records
+        audit_records(&self.oath_home(), session_id)
     }
+}
+
+/// Returns the audit records oath wrote under `oath_home` for one session, in file order
+/// (`projects/*/audit/<session>.jsonl`).
+pub fn audit_records(oath_home: &Path, session_id: &str) -> Vec<Value> {
+    let mut records = Vec::new();
+    let Ok(projects) = std::fs::read_dir(oath_home.join("projects")) else {
+        return records;
+    };
+    for p in projects.flatten() {
+        let file = p.path().join("audit").join(format!("{session_id}.jsonl"));
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            records.push(
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("audit line is not JSON ({e}): {line}")),
+            );
+        }
+    }
+    records
 }
 
 /// Numbers the debug logs of one test process.
