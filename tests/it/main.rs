@@ -14,6 +14,7 @@ mod explain;
 mod faults;
 mod git_ignored;
 mod install;
+mod install_agents;
 mod install_backups;
 mod install_text;
 mod kills;
