@@ -525,3 +525,30 @@ fn an_invalid_client_file_is_reported_and_never_written() {
     assert_eq!(read(&file), "{\"hooks\": {\"BeforeTool\": {}}}\n");
     assert!(backups(&file).is_empty());
 }
+
+#[test]
+fn a_codex_app_server_that_fails_leaves_the_step_to_the_user() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let (hooks, config) = codex_files(&env);
+    std::fs::create_dir_all(env.bin()).unwrap();
+    let fake = env.bin().join("codex");
+    std::fs::write(&fake, "#!/bin/sh\nexit 3\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = ok(&env, &["install", "--agent", "codex"]);
+    assert!(
+        out.contains("could not trust its hooks through `codex app-server`")
+            && out.contains("ONE STEP LEFT"),
+        "{out}"
+    );
+    assert_eq!(oath_handlers(&json(&hooks), &env.oath_exe()).len(), 6);
+    assert!(!config.exists());
+    let out = oath(&env, &["doctor"]);
+    let text = env.render(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("FAIL  Codex CLI: cannot ask `codex app-server`")
+            && text.contains("type /hooks"),
+        "{text}"
+    );
+}

@@ -129,10 +129,12 @@ fn codex(env: &Env, r: &mut Report, current: Option<&str>, codex: Option<&Path>)
     };
     let install = "run `oath install --agent codex`";
     let Some((settings, regs)) = registered(r, Agent::Codex, &file, current) else {
-        r.info(&format!(
-            "Codex CLI {}: no file, oath not registered (`oath install --agent codex` guards Codex too)",
-            file.display()
-        ));
+        if !file.exists() {
+            r.info(&format!(
+                "Codex CLI {}: no file, oath not registered (`oath install --agent codex` guards Codex too)",
+                file.display()
+            ));
+        }
         return Vec::new();
     };
     if regs.is_empty() {

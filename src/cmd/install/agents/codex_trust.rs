@@ -127,7 +127,10 @@ impl AppServer {
         };
         server.request(
             "initialize",
-            json!({"clientInfo": {"name": "oath", "version": env!("CARGO_PKG_VERSION")}}),
+            json!({
+                "clientInfo": {"name": "oath", "version": env!("CARGO_PKG_VERSION")},
+                "capabilities": {"experimentalApi": true},
+            }),
         )?;
         server.send(&json!({"method": "initialized"}))?;
         Ok(server)
