@@ -370,6 +370,14 @@ fn codex_is_user_scope_only_and_follows_codex_home() {
     assert!(env.render(&out).contains("user scope only"));
     assert!(!env.project().join(".codex").exists());
 
+    // A dry run shows the change and the trust step, and writes nothing.
+    let out = ok(&env, &["install", "--agent", "codex", "--dry-run"]);
+    assert!(
+        out.contains("would change") && out.contains("would then trust") && out.contains("/hooks"),
+        "{out}"
+    );
+    assert!(!env.home().join(".codex").exists());
+
     let codex_home = env.dir.path().join("codex-home");
     std::fs::create_dir_all(&codex_home).unwrap();
     let out = env

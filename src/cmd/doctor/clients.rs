@@ -14,6 +14,9 @@ use crate::cmd::install::agents::{self, client_name, events, hooks_file};
 use crate::cmd::install::{Scope, Settings};
 use crate::project::Env;
 
+/// Gemini CLI's system settings on Linux.
+const GEMINI_SYSTEM_SETTINGS: &str = "/etc/gemini-cli/settings.json";
+
 /// Returns `name` on PATH, if any.
 fn on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -318,7 +321,17 @@ fn gemini(env: &Env, r: &mut Report, current: Option<&str>) -> Vec<String> {
         r.info("Gemini CLI: oath not registered (`oath install --agent gemini` guards Gemini too)");
         return binaries;
     }
-    // Hooks switched off at either scope stop them all.
+    // The system settings can switch hooks off too.
+    let system = PathBuf::from(GEMINI_SYSTEM_SETTINGS);
+    if let Ok(Settings {
+        value,
+        text: Some(_),
+        ..
+    }) = Settings::read(&system)
+    {
+        values.push((system, value));
+    }
+    // Hooks switched off at any scope stop them all.
     for (file, value) in &values {
         const SWITCHES: [[&str; 2]; 3] = [
             ["hooksConfig", "enabled"],

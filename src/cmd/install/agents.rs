@@ -216,16 +216,12 @@ pub fn install(
         scope.as_str(),
         if dry_run { ", dry run" } else { "" }
     ));
-    let others: Vec<String> = agent_handlers(&value, agent)
-        .into_iter()
-        .map(|(_, b)| b)
-        .filter(|b| b != exe)
-        .fold(Vec::new(), |mut acc, b| {
-            if !acc.contains(&b) {
-                acc.push(b);
-            }
-            acc
-        });
+    let mut others: Vec<String> = Vec::new();
+    for (_, b) in agent_handlers(&value, agent) {
+        if b != exe && !others.contains(&b) {
+            others.push(b);
+        }
+    }
     for other in &others {
         ui::warn(&format!(
             "{} also registers another oath ({other}): every event would run oath twice; remove those handlers",
@@ -279,6 +275,15 @@ pub fn install(
         manifest.commands.push(exe.to_owned());
     }
     if dry_run {
+        if agent == Agent::Codex {
+            ui::out(&format!(
+                "  would then trust oath's hooks in Codex ({})",
+                match codex {
+                    Some(c) => format!("through `{} app-server`", c.display()),
+                    None => format!("`codex` is not on PATH: {}", codex_trust::MANUAL_STEP),
+                }
+            ));
+        }
         ui::out("Dry run: nothing was written.");
         return Ok(ExitCode::SUCCESS);
     }
