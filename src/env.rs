@@ -18,6 +18,8 @@ pub const OATH_DEADLINE_MS: &str = "OATH_DEADLINE_MS";
 pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 /// Claude Code's configuration directory (default `~/.claude`).
 pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+/// Codex CLI's configuration directory (default `~/.codex`).
+pub const CODEX_HOME: &str = "CODEX_HOME";
 /// XDG base directory for state.
 pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
 /// XDG base directory for configuration.
@@ -85,6 +87,7 @@ pub const ALL: &[(&str, &str)] = &[
         CLAUDE_CONFIG_DIR,
         "Claude Code's config dir (default ~/.claude)",
     ),
+    (CODEX_HOME, "Codex CLI's config dir (default ~/.codex)"),
     (XDG_STATE_HOME, "XDG state base dir"),
     (XDG_CONFIG_HOME, "XDG config base dir"),
     (HOME, "home directory"),

@@ -37,6 +37,44 @@ const MANAGED_SETTINGS: [&str; 3] = [
     "C:\\Program Files\\ClaudeCode",
 ];
 
+/// Where Codex CLI and Gemini CLI read hooks and keep their trust in them (`oath install
+/// --agent codex|gemini`): an agent that rewrites one of these switches oath off for that
+/// client, or trusts a hook of its own.
+///
+/// Codex: `hooks.json` and `config.toml` (hooks in `[hooks]`, their trust in
+/// `[hooks.state]`) of `$CODEX_HOME` or `~/.codex`, and its plugins (which carry hooks); the
+/// project's whole `.codex/` (a project layer can hold both files); `/etc/codex` (system
+/// layer). Gemini: `settings.json` (its `hooks` object) and extensions (which carry hooks)
+/// at user and project scope, `trusted_hooks.json` (the fingerprints of project hooks) and
+/// the system settings in `/etc/gemini-cli`.
+fn other_clients(env: &Env, project: &Project) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(codex) = env.codex_dir() {
+        out.extend(
+            ["hooks.json", "config.toml", "plugins"]
+                .iter()
+                .map(|p| codex.join(p)),
+        );
+    }
+    out.push(project.root.join(".codex"));
+    out.push(PathBuf::from("/etc/codex"));
+    if let Some(gemini) = env.gemini_dir() {
+        out.extend(
+            ["settings.json", "trusted_hooks.json", "extensions"]
+                .iter()
+                .map(|p| gemini.join(p)),
+        );
+    }
+    let project_gemini = project.root.join(".gemini");
+    out.extend(
+        ["settings.json", "extensions"]
+            .iter()
+            .map(|p| project_gemini.join(p)),
+    );
+    out.push(PathBuf::from("/etc/gemini-cli"));
+    out
+}
+
 /// Returns the classification context for a project: paths the agent must not modify
 /// included.
 pub fn classify_context(
@@ -71,6 +109,7 @@ pub fn classify_context(
     let project_claude = project.root.join(".claude");
     protected.extend(HOOK_SOURCES.iter().map(|p| project_claude.join(p)));
     protected.extend(MANAGED_SETTINGS.iter().map(PathBuf::from));
+    protected.extend(other_clients(env, project));
     protected.push(project.phase_file());
     protected.push(strike::errors_path(project));
     protected.push(strike::index_path(project));

@@ -31,6 +31,8 @@ pub struct Env {
     pub oath_config: Option<PathBuf>,
     /// `$OATH_KPT_DIR`.
     pub oath_kpt_dir: Option<PathBuf>,
+    /// `$CODEX_HOME`.
+    pub codex_home: Option<PathBuf>,
 }
 
 impl Env {
@@ -46,6 +48,7 @@ impl Env {
             claude_config_dir: p(env::CLAUDE_CONFIG_DIR),
             oath_config: p(env::OATH_CONFIG),
             oath_kpt_dir: p(env::OATH_KPT_DIR),
+            codex_home: p(env::CODEX_HOME),
         }
     }
 
@@ -87,6 +90,18 @@ impl Env {
         self.claude_config_dir
             .clone()
             .or_else(|| self.home.as_ref().map(|h| h.join(".claude")))
+    }
+
+    /// Returns Codex CLI's config dir (`$CODEX_HOME` or `~/.codex`).
+    pub fn codex_dir(&self) -> Option<PathBuf> {
+        self.codex_home
+            .clone()
+            .or_else(|| self.home.as_ref().map(|h| h.join(".codex")))
+    }
+
+    /// Returns Gemini CLI's user config dir (`~/.gemini`).
+    pub fn gemini_dir(&self) -> Option<PathBuf> {
+        self.home.as_ref().map(|h| h.join(".gemini"))
     }
 }
 

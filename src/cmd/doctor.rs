@@ -16,6 +16,8 @@ use crate::error::Result;
 use crate::project::{Env, Project};
 use crate::ui;
 
+mod clients;
+
 /// Payloads replayed by the self-test (recorded from Claude Code 2.1.197).
 const PAYLOADS: &[(&str, &str)] = &[
     (
@@ -203,7 +205,8 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
             "ask whoever manages this machine to register oath in the managed settings",
         );
     }
-    if found.is_empty() {
+    let other_clients = clients::check(&env, &mut r, current.as_deref());
+    if found.is_empty() && other_clients.is_empty() {
         r.fail(
             "oath is not registered in any settings file Claude Code reads",
             "run `oath install` (user settings) or `oath install --project`",
@@ -215,6 +218,11 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
     for (_, g) in &found {
         if !binaries.iter().any(|(b, _)| b == &g.binary) {
             binaries.push((g.binary.clone(), g.form));
+        }
+    }
+    for b in other_clients {
+        if !binaries.iter().any(|(x, _)| *x == b) {
+            binaries.push((b, Form::Shell));
         }
     }
     if binaries.len() > 1 {

@@ -21,9 +21,9 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::agent::Agent;
 use crate::clock::Timestamp;
 use crate::error::{CliError, Result};
 use crate::gitignore;
@@ -31,9 +31,13 @@ use crate::project::{Env, Project, file_safe};
 use crate::state::{self, ReadOutcome};
 use crate::ui;
 
+pub mod agents;
+mod apply;
 mod backups;
 mod layout;
 pub mod settings;
+
+use apply::{remove_backed_up, write_backed_up};
 
 pub use settings::{
     Form, Merge, Removal, Settings, check_shape, diff, handler, is_oath_handler, merge_hooks,
@@ -92,7 +96,8 @@ impl Scope {
     }
 }
 
-/// Register oath's hooks and slash commands in Claude Code settings.
+/// Register oath's hooks and slash commands in Claude Code settings (or Codex CLI's and
+/// Gemini CLI's hooks with `--agent`).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Adds one handler per event oath answers (PreToolUse, PostToolUse, PostToolUseFailure, Stop,
@@ -106,6 +111,8 @@ Examples:
   oath install                 guard every project (user settings, the default)
   oath install --project       guard this project only (.claude/settings.json)
   oath install --dry-run       show what would change, write nothing
+  oath install --agent codex   guard Codex CLI (~/.codex/hooks.json, then trusted)
+  oath install --agent gemini  guard Gemini CLI (~/.gemini/settings.json)
   oath doctor                  check the installation afterwards
 
 Timeouts: PreToolUse 10 s, PostToolUse and PostToolUseFailure 120 s (they run your
@@ -114,6 +121,12 @@ Claude Code older than 2.1.139 gets the shell form \"<path> hook\" instead of ex
 pub struct InstallArgs {
     #[command(flatten)]
     pub scope: ScopeArgs,
+    /// The client whose hooks run oath: claude (Claude Code, the default), codex (Codex CLI:
+    /// `$CODEX_HOME/hooks.json`, user scope only, its hooks then trusted through `codex
+    /// app-server`) or gemini (Gemini CLI: `~/.gemini/settings.json`, or
+    /// `.gemini/settings.json` with `--project`)
+    #[arg(long, value_enum, default_value_t = Agent::Claude, hide_possible_values = true, hide_default_value = true)]
+    pub agent: Agent,
     /// Print the changes as a diff and write nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -129,10 +142,15 @@ commands install wrote unless you changed them. oath's state (trust, audit trail
 Examples:
   oath uninstall               remove oath from your user settings
   oath uninstall --project     remove oath from .claude/settings.json
+  oath uninstall --agent codex remove oath (and its hook trust) from Codex CLI
   oath uninstall --dry-run     show what would change, write nothing")]
 pub struct UninstallArgs {
     #[command(flatten)]
     pub scope: ScopeArgs,
+    /// The client to remove oath from: claude (the default), codex (its hook trust in
+    /// config.toml too) or gemini
+    #[arg(long, value_enum, default_value_t = Agent::Claude, hide_possible_values = true, hide_default_value = true)]
+    pub agent: Agent,
     /// Print the changes as a diff and write nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -258,6 +276,9 @@ pub struct Manifest {
     /// Slash command files install wrote, with the sha256 of what it wrote.
     #[serde(default)]
     pub command_files: Vec<CommandFile>,
+    /// Codex CLI: the trust install wrote in its `config.toml`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub codex_trust: Option<agents::codex_trust::CodexTrust>,
 }
 
 /// A slash command file install wrote.
@@ -512,6 +533,18 @@ fn uninstall_commands(
 pub fn run_install(args: &InstallArgs) -> Result<ExitCode> {
     let env = Env::from_process();
     let exe = current_exe()?;
+    if args.agent != Agent::Claude {
+        let codex = agents::codex_trust::find_codex();
+        return agents::install(
+            &env,
+            args.agent,
+            args.scope.scope(),
+            &exe,
+            args.dry_run,
+            Timestamp::now(),
+            codex.as_deref(),
+        );
+    }
     let version = claude_version();
     install(
         &env,
@@ -616,38 +649,7 @@ pub fn install(
                 &new_text,
             ));
         } else {
-            let mut backup = None;
-            if let Some(old) = &settings.text {
-                let b = backups::path(&t.settings, now);
-                std::fs::write(&b, old).map_err(|e| {
-                    CliError::new(format!(
-                        "cannot back up {} to {}: {e}",
-                        t.settings.display(),
-                        b.display()
-                    ))
-                    .hint("nothing was changed")
-                })?;
-                if manifest.backup.is_none() {
-                    manifest.backup = Some(b.clone());
-                }
-                ui::out(&format!(
-                    "  backed up {} to {}",
-                    t.settings.display(),
-                    b.display()
-                ));
-                backup = Some(b);
-            }
-            write_settings(&t.settings, &new_text, settings.text.as_deref())?;
-            if let Some(b) = &backup {
-                let removed = backups::rotate(&t.settings, b);
-                if manifest
-                    .backup
-                    .as_ref()
-                    .is_some_and(|m| removed.contains(m))
-                {
-                    manifest.backup = None;
-                }
-            }
+            write_backed_up(&t.settings, &settings, &new_text, &mut manifest, now)?;
             ui::out(&format!(
                 "  {}: {}{}",
                 t.settings.display(),
@@ -732,6 +734,16 @@ fn ignore_own_files(t: &Target, mut own: Vec<String>) {
 pub fn run_uninstall(args: &UninstallArgs) -> Result<ExitCode> {
     let env = Env::from_process();
     let exe = current_exe()?;
+    if args.agent != Agent::Claude {
+        return agents::uninstall(
+            &env,
+            args.agent,
+            args.scope.scope(),
+            &exe,
+            args.dry_run,
+            Timestamp::now(),
+        );
+    }
     uninstall(
         &env,
         args.scope.scope(),
@@ -780,71 +792,15 @@ pub fn uninstall(
                 t.settings.display()
             ));
         } else {
-            let empty = value.as_object().is_some_and(Map::is_empty);
-            let delete = empty && manifest.as_ref().is_some_and(|m| m.created_file);
-            // The file as it was before install, byte for byte, when nothing else changed.
-            let restored = manifest
-                .as_ref()
-                .and_then(|m| m.backup.as_ref())
-                .and_then(|b| std::fs::read_to_string(b).ok())
-                .filter(|text| {
-                    let v = if text.trim().is_empty() {
-                        Some(Value::Object(Map::new()))
-                    } else {
-                        serde_json::from_str::<Value>(text).ok()
-                    };
-                    v.as_ref() == Some(&value)
-                });
-            let new_text = restored.clone().unwrap_or_else(|| settings.render(&value));
-            let old_text = settings.text.as_deref().unwrap_or("");
-            if dry_run {
-                if delete {
-                    ui::out(&format!(
-                        "  would delete {} (install created it and only oath's hooks are in it)",
-                        t.settings.display()
-                    ));
-                } else {
-                    ui::out(&format!("  would change {}:", t.settings.display()));
-                    ui::out_raw(&diff(&t.settings, old_text, &new_text));
-                }
-            } else {
-                let b = backups::path(&t.settings, now);
-                std::fs::write(&b, old_text).map_err(|e| {
-                    CliError::new(format!(
-                        "cannot back up {} to {}: {e}",
-                        t.settings.display(),
-                        b.display()
-                    ))
-                    .hint("nothing was changed")
-                })?;
-                if delete {
-                    unchanged_since_read(&t.settings, settings.text.as_deref())?;
-                    std::fs::remove_file(&t.settings).map_err(|e| {
-                        CliError::new(format!("cannot remove {}: {e}", t.settings.display()))
-                    })?;
-                    ui::out(&format!(
-                        "  {}: removed {} and the file install created (backup: {})",
-                        t.settings.display(),
-                        ui::plural(removal.handlers, "hook", "hooks"),
-                        b.display()
-                    ));
-                } else {
-                    write_settings(&t.settings, &new_text, settings.text.as_deref())?;
-                    // The install backup now duplicates the file: drop it.
-                    if restored.is_some()
-                        && let Some(ib) = manifest.as_ref().and_then(|m| m.backup.as_ref())
-                    {
-                        let _ = std::fs::remove_file(ib);
-                    }
-                    ui::out(&format!(
-                        "  {}: removed {} (backup: {})",
-                        t.settings.display(),
-                        ui::plural(removal.handlers, "hook", "hooks"),
-                        b.display()
-                    ));
-                }
-                backups::rotate(&t.settings, &b);
-            }
+            remove_backed_up(
+                &t.settings,
+                &settings,
+                &value,
+                removal.handlers,
+                manifest.as_ref(),
+                dry_run,
+                now,
+            )?;
         }
     }
 

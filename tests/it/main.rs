@@ -1,6 +1,7 @@
 //! The integration test binary: one module per area, all driving the built `oath` binary or
 //! the library.
 
+mod agents_protect;
 mod audit;
 mod budgets;
 mod bypass;
@@ -13,6 +14,7 @@ mod explain;
 mod faults;
 mod git_ignored;
 mod install;
+mod install_agents;
 mod install_backups;
 mod install_text;
 mod kills;

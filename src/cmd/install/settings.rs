@@ -244,15 +244,25 @@ pub fn shape_error(path: &Path, what: &str) -> CliError {
     .hint("fix that part of the file by hand (see Claude Code's hooks documentation); oath did not change it")
 }
 
-/// Returns the `hooks` object, checking the shape of every part oath may touch.
+/// One event oath registers for: its name, the matcher of its group (`None`: no matcher) and
+/// the handler's timeout, in the client's unit.
+pub type EventSpec = (&'static str, Option<&'static str>, u64);
+
+/// Checks the shape of every part of a Claude Code settings file oath may touch.
 pub fn check_shape(path: &Path, root: &Value) -> Result<()> {
+    check_events_shape(path, root, EVENTS)
+}
+
+/// Checks the shape of the `hooks` object's parts for `events` (Claude Code's shape, which
+/// Codex CLI and Gemini CLI share).
+pub fn check_events_shape(path: &Path, root: &Value, events: &[EventSpec]) -> Result<()> {
     let Some(hooks) = root.get("hooks") else {
         return Ok(());
     };
     let Some(hooks) = hooks.as_object() else {
         return Err(shape_error(path, "`hooks` is not an object"));
     };
-    for (event, _, _) in EVENTS {
+    for (event, _, _) in events {
         let Some(groups) = hooks.get(*event) else {
             continue;
         };
@@ -309,9 +319,26 @@ impl Merge {
 /// `exe` is registered; handlers for any of `known` (earlier registrations) are replaced in
 /// place, so an upgrade keeps their position; duplicates beyond the first are removed.
 pub fn merge_hooks(root: &mut Value, exe: &str, form: Form, known: &[String]) -> Merge {
-    let mut m = Merge::default();
     let mut all: Vec<String> = known.to_vec();
     all.push(exe.to_owned());
+    merge_events(
+        root,
+        EVENTS,
+        |timeout| handler(exe, form, timeout),
+        |h| is_oath_handler(h, &all),
+    )
+}
+
+/// Merges one handler per event of `events` (`want` makes it from the timeout) into a
+/// settings object whose shape the caller checked: the first handler `is_ours` of an event
+/// is replaced in place, the others of oath removed, and a group is added where there is none.
+pub fn merge_events(
+    root: &mut Value,
+    events: &[EventSpec],
+    want: impl Fn(u64) -> Value,
+    is_ours: impl Fn(&Value) -> bool,
+) -> Merge {
+    let mut m = Merge::default();
     let Some(obj) = root.as_object_mut() else {
         return m;
     };
@@ -322,8 +349,8 @@ pub fn merge_hooks(root: &mut Value, exe: &str, form: Form, known: &[String]) ->
     let Some(hooks) = obj.get_mut("hooks").and_then(Value::as_object_mut) else {
         return m;
     };
-    for (event, matcher, timeout) in EVENTS {
-        let want = handler(exe, form, *timeout);
+    for (event, matcher, timeout) in events {
+        let want = want(*timeout);
         if !hooks.contains_key(*event) {
             hooks.insert((*event).into(), Value::Array(Vec::new()));
             m.created_events.push((*event).into());
@@ -339,7 +366,7 @@ pub fn merge_hooks(root: &mut Value, exe: &str, form: Form, known: &[String]) ->
             };
             let mut i = 0;
             while i < hs.len() {
-                if is_oath_handler(&hs[i], &all) {
+                if is_ours(&hs[i]) {
                     found += 1;
                     if found == 1 {
                         if hs[i] != want {
@@ -387,6 +414,16 @@ pub struct Removal {
 /// dropped (they held only oath's handler); event arrays and the `hooks` object only when they
 /// became empty and are listed as created by install.
 pub fn remove_hooks(root: &mut Value, exes: &[String], manifest: Option<&Manifest>) -> Removal {
+    remove_events(root, EVENTS, |h| is_oath_handler(h, exes), manifest)
+}
+
+/// Removes the handlers `is_ours` from the events of `events`, as [`remove_hooks`] does.
+pub fn remove_events(
+    root: &mut Value,
+    events: &[EventSpec],
+    is_ours: impl Fn(&Value) -> bool,
+    manifest: Option<&Manifest>,
+) -> Removal {
     let mut r = Removal::default();
     let Some(obj) = root.as_object_mut() else {
         return r;
@@ -394,7 +431,7 @@ pub fn remove_hooks(root: &mut Value, exes: &[String], manifest: Option<&Manifes
     let Some(hooks) = obj.get_mut("hooks").and_then(Value::as_object_mut) else {
         return r;
     };
-    for (event, _, _) in EVENTS {
+    for (event, _, _) in events {
         let Some(groups) = hooks.get_mut(*event).and_then(Value::as_array_mut) else {
             continue;
         };
@@ -403,7 +440,7 @@ pub fn remove_hooks(root: &mut Value, exes: &[String], manifest: Option<&Manifes
         for g in groups.iter_mut() {
             if let Some(hs) = g.get_mut("hooks").and_then(Value::as_array_mut) {
                 let n = hs.len();
-                hs.retain(|h| !is_oath_handler(h, exes));
+                hs.retain(|h| !is_ours(h));
                 if hs.len() != n {
                     r.handlers += n - hs.len();
                     touched = true;
