@@ -322,6 +322,27 @@ mod tests {
         assert!(err.is_empty(), "{}", String::from_utf8_lossy(&err));
     }
 
+    /// Only a client that cannot ask has its ask turned into a deny; other decisions stay.
+    #[test]
+    fn an_ask_stays_an_ask_only_where_the_client_can_ask() {
+        let ask = || Answer::decision(PermissionDecision::Ask, "why");
+        let claude = ask().for_agent(Agent::Claude);
+        assert_eq!(claude.permission(), Some(PermissionDecision::Ask));
+        assert_eq!(claude.reason(), Some("why"));
+        assert_eq!(claude.to_json(), ask().to_json());
+        for agent in [Agent::Codex, Agent::Gemini] {
+            let a = ask().for_agent(agent);
+            assert_eq!(a.permission(), Some(PermissionDecision::Deny));
+            assert!(
+                a.reason()
+                    .unwrap()
+                    .contains("needs a person's confirmation (why)")
+            );
+            let allow = Answer::decision(PermissionDecision::Allow, "ok").for_agent(agent);
+            assert_eq!(allow.permission(), Some(PermissionDecision::Allow));
+        }
+    }
+
     #[test]
     fn merge_keeps_the_most_restrictive_decision() {
         let a = Answer::decision(PermissionDecision::Allow, "a")

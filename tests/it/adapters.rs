@@ -328,6 +328,19 @@ fn a_patch_is_judged_by_every_file_it_touches() {
     );
     assert!(reason.contains("cannot read this patch"), "{reason}");
     let records = audit(&env, "p");
+    let delete = records
+        .iter()
+        .find(|r| {
+            r["kind"] == "pre"
+                && r["tool_input"]["command"]
+                    .as_str()
+                    .is_some_and(|c| c.contains("Delete File: old.txt"))
+        })
+        .expect("the delete's pre record");
+    assert_eq!(delete["domain"], "file_delete", "{delete}");
+    assert_eq!(delete["decision"], "ask", "{delete}");
+    assert_eq!(delete["answered"], "deny", "{delete}");
+    assert_eq!(delete["agent"], "codex", "{delete}");
     let multi = records
         .iter()
         .find(|r| r["kind"] == "pre" && r["effects"].as_array().is_some_and(|e| e.len() == 2))
