@@ -307,6 +307,7 @@ fn answer_input(input: &HookInput, ctx: &Ctx) -> Answer {
             let mut f = Map::new();
             f.insert("session_id".into(), json!(input.session_id));
             f.insert("hook_event_name".into(), json!(name));
+            f.insert("agent".into(), json!(input.agent));
             let mut a = Answer::silent(&input.event)
                 .with_stderr(format!("unknown hook event {name:?}; ignored"));
             if let Err(e) = audit::append(
