@@ -547,3 +547,73 @@ fn the_adversarial_corpus_decides_alike_through_all_three_protocols() {
         );
     }
 }
+
+/// Gemini reports a shell's failure only as `Exit Code: N` text: three of the same failure
+/// are three strikes (the model is told in Gemini's form), and the fourth try is held, which
+/// Gemini receives as a deny. Codex reports no outcome: the same output counts nothing.
+#[test]
+fn strikes_count_what_each_client_reports() {
+    let env = TestEnv::new();
+    let command = "cargo build --offline";
+    let failed = json!({"session_id": "g", "timestamp": "2026-11-25T20:12:34.905Z",
+        "hook_event_name": "AfterTool", "cwd": env.project(), "tool_name": "run_shell_command",
+        "tool_input": {"command": command},
+        "tool_response": {"llmContent": "<untrusted_context>\nOutput: error[E0425]: cannot find value `x` in this scope\nExit Code: 101\nProcess Group PGID: 7\n</untrusted_context>"}});
+    let mut told = None;
+    for _ in 0..3 {
+        let run = hook(&env, &failed, None);
+        assert_gemini_answer(&run, "AfterTool", "failed build");
+        if let Some(a) = run.answer() {
+            told = Some(a);
+        }
+    }
+    let told = told.expect("the model is told of the repeated failure");
+    assert_eq!(
+        told["hookSpecificOutput"]["hookEventName"], "AfterTool",
+        "{told}"
+    );
+    assert!(
+        told["hookSpecificOutput"]["additionalContext"].is_string(),
+        "{told}"
+    );
+    let again = json!({"session_id": "g", "timestamp": "2026-11-25T20:12:40.000Z",
+        "hook_event_name": "BeforeTool", "cwd": env.project(), "tool_name": "run_shell_command",
+        "tool_input": {"command": command}});
+    let run = hook(&env, &again, None);
+    assert_gemini_answer(&run, "BeforeTool", "fourth try");
+    let answer = run.answer().unwrap();
+    assert_eq!(answer["decision"], "deny", "{answer}");
+    assert!(
+        answer["reason"].as_str().unwrap().contains("strike"),
+        "{answer}"
+    );
+    // The same call in a fresh session is not held.
+    let mut fresh = again.clone();
+    fresh["session_id"] = json!("g2");
+    let run = hook(&env, &fresh, None);
+    assert!(
+        run.answer()
+            .is_none_or(|a| !a["reason"].as_str().unwrap_or("").contains("strike")),
+        "{}",
+        run.stdout
+    );
+
+    let output = json!({"session_id": "c", "turn_id": "t", "hook_event_name": "PostToolUse",
+        "cwd": env.project(), "tool_name": "Bash", "tool_input": {"command": command},
+        "tool_response": "error[E0425]: cannot find value `x` in this scope\n"});
+    for _ in 0..3 {
+        let run = hook(&env, &output, None);
+        assert_codex_answer(&run, "PostToolUse", "codex output");
+        assert!(run.stdout.is_empty(), "{}", run.stdout);
+    }
+    let records = audit(&env, "c");
+    assert!(
+        records.iter().all(|r| r["outcome"] != "failure"),
+        "{records:?}"
+    );
+    let mut pre = output.clone();
+    pre["hook_event_name"] = json!("PreToolUse");
+    let run = hook(&env, &pre, None);
+    assert_codex_answer(&run, "PreToolUse", "codex after output");
+    assert!(!run.stdout.contains("strike"), "{}", run.stdout);
+}
