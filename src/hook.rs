@@ -445,6 +445,30 @@ mod tests {
         assert_eq!(a.event(), &EventName::Stop);
     }
 
+    /// A client that runs the tool when a hook fails and cannot ask gets its deny form.
+    #[test]
+    fn a_panic_is_a_deny_in_the_form_of_a_client_that_cannot_ask() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx::in_dir(dir.path(), Timestamp::from_unix(0), None);
+        let a = guarded(
+            || panic!("boom"),
+            || (Some("PreToolUse".into()), Agent::Gemini),
+            &ctx,
+        );
+        let json = a.to_json().unwrap();
+        assert_eq!(json["decision"], "deny", "{json}");
+        assert!(json["reason"].as_str().unwrap().contains("boom"), "{json}");
+        let a = guarded(
+            || panic!("boom"),
+            || (Some("PreToolUse".into()), Agent::Codex),
+            &ctx,
+        );
+        assert_eq!(
+            a.to_json().unwrap()["hookSpecificOutput"]["permissionDecision"],
+            "deny"
+        );
+    }
+
     /// A payload over the cap is read only one byte past it, and refused by its size with
     /// the PreToolUse fail mode named on the command line.
     #[test]
