@@ -29,6 +29,15 @@ impl Agent {
         }
     }
 
+    /// Its name for people.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Self::Claude => "Claude Code",
+            Self::Codex => "Codex CLI",
+            Self::Gemini => "Gemini CLI",
+        }
+    }
+
     /// Whether the client can ask its user about a call. Codex treats an "ask" as a failed
     /// hook and runs the tool; Gemini CLI in headless mode ends the session on one. Where the
     /// client cannot ask, oath denies with a reason that says how a person grants the call.

@@ -63,33 +63,53 @@ pub enum Command {
 /// call.
 pub fn main() -> ExitCode {
     if std::env::args_os().len() == 1 && !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-        return cmd::hook::run(cmd::hook::HookArgs { event: None });
+        return cmd::hook::run(cmd::hook::HookArgs {
+            event: None,
+            agent: None,
+        });
     }
-    if let Some(event) = hook_fast_path(std::env::args_os().skip(1)) {
-        return cmd::hook::run(cmd::hook::HookArgs { event });
+    if let Some(args) = hook_fast_path(std::env::args_os().skip(1)) {
+        return cmd::hook::run(args);
     }
     let cli = Cli::parse();
     run(cli)
 }
 
-/// Recognises `oath hook [EVENT]` without building the whole command-line parser: Claude Code
-/// runs it on every tool call, so it skips clap's start-up cost (ripgrep's "special modes").
-/// Anything else, including `oath hook --help`, goes through clap.
-fn hook_fast_path(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<Option<String>> {
+/// Recognises `oath hook [--agent AGENT] [EVENT]` without building the whole command-line
+/// parser: the clients run it on every tool call, so it skips clap's start-up cost (ripgrep's
+/// "special modes"). Anything else, including `oath hook --help` or an unknown agent, goes
+/// through clap.
+fn hook_fast_path(
+    mut args: impl Iterator<Item = std::ffi::OsString>,
+) -> Option<cmd::hook::HookArgs> {
     if args.next()? != "hook" {
         return None;
     }
-    let event = match args.next() {
-        None => None,
-        Some(e) => {
-            let e = e.into_string().ok()?;
-            if e.starts_with('-') {
-                return None;
-            }
-            Some(e)
-        }
+    let agent_of = |name: &str| {
+        [
+            crate::agent::Agent::Claude,
+            crate::agent::Agent::Codex,
+            crate::agent::Agent::Gemini,
+        ]
+        .into_iter()
+        .find(|a| a.as_str() == name)
     };
-    args.next().is_none().then_some(event)
+    let mut event = None;
+    let mut agent = None;
+    while let Some(arg) = args.next() {
+        let arg = arg.into_string().ok()?;
+        if arg == "--agent" {
+            let value = args.next()?.into_string().ok()?;
+            agent = Some(agent_of(&value)?);
+        } else if let Some(value) = arg.strip_prefix("--agent=") {
+            agent = Some(agent_of(value)?);
+        } else if arg.starts_with('-') || event.is_some() {
+            return None;
+        } else {
+            event = Some(arg);
+        }
+    }
+    Some(cmd::hook::HookArgs { event, agent })
 }
 
 /// Runs a parsed command line.
@@ -127,12 +147,29 @@ mod tests {
 
     #[test]
     fn hook_fast_path_takes_only_plain_hook_invocations() {
-        let fast = |args: &[&str]| hook_fast_path(args.iter().map(std::ffi::OsString::from));
-        assert_eq!(fast(&["hook"]), Some(None));
+        use crate::agent::Agent;
+        let fast = |args: &[&str]| {
+            hook_fast_path(args.iter().map(std::ffi::OsString::from)).map(|a| (a.event, a.agent))
+        };
+        assert_eq!(fast(&["hook"]), Some((None, None)));
         assert_eq!(
             fast(&["hook", "PreToolUse"]),
-            Some(Some("PreToolUse".into()))
+            Some((Some("PreToolUse".into()), None))
         );
+        assert_eq!(
+            fast(&["hook", "--agent", "codex"]),
+            Some((None, Some(Agent::Codex)))
+        );
+        assert_eq!(
+            fast(&["hook", "--agent=gemini", "BeforeTool"]),
+            Some((Some("BeforeTool".into()), Some(Agent::Gemini)))
+        );
+        assert_eq!(
+            fast(&["hook", "Stop", "--agent", "claude"]),
+            Some((Some("Stop".into()), Some(Agent::Claude)))
+        );
+        assert_eq!(fast(&["hook", "--agent", "cursor"]), None);
+        assert_eq!(fast(&["hook", "--agent"]), None);
         assert_eq!(fast(&["hook", "--help"]), None);
         assert_eq!(fast(&["hook", "Stop", "extra"]), None);
         assert_eq!(fast(&["status"]), None);

@@ -7,14 +7,14 @@ use std::path::PathBuf;
 use serde_json::{Map, Value, json};
 
 use crate::audit;
-use crate::classify::{self, Classification};
+use crate::classify::{self, Classification, Domain, Kind, Part, Risk};
 use crate::clock::Timestamp;
 use crate::config::Config;
 use crate::decide::{self, Decision, Inputs, Verdict};
 use crate::phase::Phase;
 use crate::project::{Env, Project};
-use crate::protocol::{Answer, HookInput};
-use crate::rules::Subject;
+use crate::protocol::{Answer, Effects, HookInput, PermissionDecision};
+use crate::rules::{RuleKind, RuleMatch, Subject};
 use crate::state::trust::TrustStore;
 use crate::strike;
 use crate::trust;
@@ -141,6 +141,95 @@ pub struct Call<'a> {
     pub details: bool,
     /// The session of the call (strikes count per session), when known.
     pub session: Option<&'a str>,
+    /// What the call does when it is not one Claude Code call (a patch's files).
+    pub effects: &'a Effects,
+}
+
+/// Classifies a call: itself, or each of its effects with the riskiest part deciding (as the
+/// commands of one shell line do), or, when its input could not be read into effects, as
+/// not understood (asked at any trust, never allowed by trust).
+pub fn classify_call(
+    tool_name: &str,
+    tool_input: &Value,
+    effects: &Effects,
+    ctx: &classify::Context,
+) -> Classification {
+    match effects {
+        Effects::Itself => classify::classify(tool_name, tool_input, ctx),
+        Effects::Several(list) => {
+            let mut parts = Vec::new();
+            let mut commands = Vec::new();
+            let mut alternative = None;
+            for e in list {
+                let c = classify::classify(&e.tool_name, &e.tool_input, ctx);
+                parts.extend(c.parts);
+                commands.extend(c.commands);
+                alternative = alternative.or(c.alternative);
+            }
+            let mut c = Classification::from_parts(parts, alternative);
+            c.commands = commands;
+            c
+        }
+        Effects::Unreadable(why) => Classification::from_parts(
+            vec![Part {
+                text: tool_name.to_owned(),
+                domain: Domain::FileWrite,
+                risk: Risk::High,
+                kind: Kind::NotUnderstood,
+                rule: "unreadable-input".into(),
+                reason: why.clone(),
+                effect: None,
+                source: None,
+            }],
+            None,
+        ),
+    }
+}
+
+/// Returns the commands and paths a call shows user rules.
+fn subject<'a>(
+    tool_name: &'a str,
+    tool_input: &'a Value,
+    class: &'a Classification,
+) -> Subject<'a> {
+    let commands: Vec<&str> = class
+        .parts
+        .iter()
+        .map(|p| p.text.as_str())
+        .chain(class.commands.iter().map(String::as_str))
+        .chain(tool_input.get("command").and_then(Value::as_str))
+        .collect();
+    let paths: Vec<&str> = ["file_path", "notebook_path", "path"]
+        .iter()
+        .filter_map(|k| tool_input.get(*k).and_then(Value::as_str))
+        .collect();
+    Subject {
+        tool: tool_name,
+        commands,
+        paths,
+    }
+}
+
+/// Returns the user rule that holds for a call of several effects: a deny or ask matching
+/// the call or any effect; an allow only when it matches the call itself or every effect.
+fn rule_for_effects(whole: Option<RuleMatch>, each: Vec<Option<RuleMatch>>) -> Option<RuleMatch> {
+    let all = std::iter::once(&whole).chain(each.iter()).flatten();
+    for kind in [RuleKind::Deny, RuleKind::Ask] {
+        if let Some(m) = all.clone().find(|m| m.kind == kind) {
+            return Some(m.clone());
+        }
+    }
+    if whole.as_ref().is_some_and(|m| m.kind == RuleKind::Allow) {
+        return whole;
+    }
+    if !each.is_empty()
+        && each
+            .iter()
+            .all(|m| m.as_ref().is_some_and(|m| m.kind == RuleKind::Allow))
+    {
+        return each.into_iter().next().flatten();
+    }
+    None
 }
 
 /// Evaluates a call without side effects (reads trust, phase and strikes; writes nothing).
@@ -158,6 +247,7 @@ pub fn evaluate(
         cwd,
         details,
         session,
+        effects,
     } = call;
     let mut ctx = classify_context(env, project, cwd);
     if details {
@@ -171,30 +261,42 @@ pub fn evaluate(
         warnings.extend(user.warnings);
         ctx = ctx.with_user_packs(user.packs);
     }
-    let class = classify::classify(tool_name, tool_input, &ctx);
+    let class = classify_call(tool_name, tool_input, effects, &ctx);
     // One domain's file is read (and the single file of earlier versions, until migrated).
     let held = TrustStore::of(project).read_domain(class.domain.as_str(), warnings);
     let trust = trust::score_of(held.as_ref(), now, &config.trust);
     let phase = Phase::read(&project.phase_file());
-    let commands: Vec<&str> = class
-        .parts
-        .iter()
-        .map(|p| p.text.as_str())
-        .chain(class.commands.iter().map(String::as_str))
-        .chain(tool_input.get("command").and_then(Value::as_str))
-        .collect();
-    let paths: Vec<&str> = ["file_path", "notebook_path", "path"]
-        .iter()
-        .filter_map(|k| tool_input.get(*k).and_then(Value::as_str))
-        .collect();
     let rule = if config.rules.is_empty() {
         None
     } else {
-        config.rules.matching(&Subject {
-            tool: tool_name,
-            commands,
-            paths,
-        })
+        match effects {
+            Effects::Several(list) => {
+                // The call itself shows its tool and text only: its files answer for
+                // themselves.
+                let whole = config.rules.matching(&Subject {
+                    tool: tool_name,
+                    commands: tool_input
+                        .get("command")
+                        .and_then(Value::as_str)
+                        .into_iter()
+                        .collect(),
+                    paths: Vec::new(),
+                });
+                let each = list
+                    .iter()
+                    .map(|e| {
+                        let c = classify::classify(&e.tool_name, &e.tool_input, &ctx);
+                        config
+                            .rules
+                            .matching(&subject(&e.tool_name, &e.tool_input, &c))
+                    })
+                    .collect();
+                rule_for_effects(whole, each)
+            }
+            Effects::Itself | Effects::Unreadable(_) => config
+                .rules
+                .matching(&subject(tool_name, tool_input, &class)),
+        }
     };
     let strike = if config.strikes.enabled {
         strike::escalation_for(
@@ -241,6 +343,7 @@ pub fn pre_tool_use(
         cwd: input.cwd.as_deref(),
         details: false,
         session: input.session_id.as_deref(),
+        effects: &input.effects,
     };
     let eval = evaluate(env, project, config, call, now, &mut warnings);
     let Evaluation {
@@ -271,6 +374,20 @@ pub fn pre_tool_use(
     f.insert("trust_score_after".into(), Value::Null);
     f.insert("recommended_model".into(), json!(verdict.recommended_model));
     f.insert("phase".into(), json!(phase));
+    f.insert("agent".into(), json!(input.agent));
+    // A client that cannot ask receives an ask as a deny (`Answer::for_agent`).
+    if verdict.decision.permission() == Some(PermissionDecision::Ask) && !input.agent.can_ask() {
+        f.insert("answered".into(), json!("deny"));
+    }
+    if let Effects::Several(list) = &input.effects {
+        let files: Vec<Value> = list
+            .iter()
+            .map(
+                |e| json!({"tool_name": e.tool_name, "tool_input": audit::loggable(&e.tool_input)}),
+            )
+            .collect();
+        f.insert("effects".into(), Value::Array(files));
+    }
     if routed.is_some() {
         f.insert("model_routed".into(), json!(true));
     }
@@ -297,4 +414,70 @@ pub fn pre_tool_use(
         answer = answer.with_stderr(w);
     }
     answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Effect;
+    use std::path::Path;
+
+    fn m(kind: RuleKind) -> Option<RuleMatch> {
+        Some(RuleMatch {
+            kind,
+            id: format!("{kind:?}"),
+            reason: None,
+        })
+    }
+
+    #[test]
+    fn user_rules_hold_against_each_effect() {
+        use RuleKind::{Allow, Ask, Deny};
+        let kind = |whole, each| rule_for_effects(whole, each).map(|r: RuleMatch| r.kind);
+        assert_eq!(kind(None, vec![m(Allow), None]), None);
+        assert_eq!(kind(None, vec![m(Allow), m(Allow)]), Some(Allow));
+        assert_eq!(kind(m(Allow), vec![m(Ask), None]), Some(Ask));
+        assert_eq!(kind(m(Allow), vec![None]), Some(Allow));
+        assert_eq!(kind(None, vec![m(Allow), m(Deny)]), Some(Deny));
+        assert_eq!(kind(m(Ask), vec![m(Allow)]), Some(Ask));
+        assert_eq!(kind(None, vec![]), None);
+    }
+
+    #[test]
+    fn the_riskiest_effect_decides_and_an_unreadable_call_is_not_understood() {
+        let root = Path::new("/p");
+        let ctx = classify::Context::new(
+            root,
+            root,
+            Some(Path::new("/h")),
+            [PathBuf::from("/p/.oath.yaml")],
+        );
+        let effects = Effects::Several(vec![
+            Effect {
+                tool_name: "Write".into(),
+                tool_input: json!({"file_path": "a.txt", "content": "x"}),
+            },
+            Effect {
+                tool_name: "Edit".into(),
+                tool_input: json!({"file_path": ".oath.yaml", "old_string": "a", "new_string": "b"}),
+            },
+        ]);
+        let c = classify_call("apply_patch", &json!({}), &effects, &ctx);
+        assert_eq!(c.parts.len(), 2);
+        let alone = classify::classify("Edit", &json!({"file_path": "/p/.oath.yaml"}), &ctx);
+        assert_eq!(
+            (c.risk, c.kind, &c.rule),
+            (alone.risk, alone.kind, &alone.rule)
+        );
+        assert!(c.risk >= Risk::High, "{c:?}");
+        let plain = classify::classify("Write", &json!({"file_path": "/p/a.txt"}), &ctx);
+        assert!(plain.risk < c.risk);
+        let u = classify_call(
+            "apply_patch",
+            &json!({}),
+            &Effects::Unreadable("x".into()),
+            &ctx,
+        );
+        assert_eq!((u.kind, u.risk), (Kind::NotUnderstood, Risk::High));
+    }
 }

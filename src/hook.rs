@@ -1,10 +1,12 @@
-//! `oath hook`: the hot path. Reads one payload from stdin, dispatches on `hook_event_name`,
-//! answers with one JSON object or nothing, and exits 0 (or 2 for an intended block).
+//! `oath hook`: the hot path. Reads one payload from stdin, maps it from its client's
+//! protocol (Claude Code, Codex CLI or Gemini CLI: `--agent`, else recognised from the
+//! payload; [`crate::protocol::recognize`]), dispatches on the event, answers in the client's
+//! form with one JSON object or nothing, and exits 0.
 //!
 //! Bad input (empty, not UTF-8, not JSON, over the size cap) gets one line on stderr and a
 //! safe outcome without touching state; PreToolUse then answers the configured `on_error`
-//! (default ask) instead of passing silently. A panic anywhere is caught here and answered
-//! the same way.
+//! (default ask, which a client that cannot ask receives as a deny) instead of passing
+//! silently. A panic anywhere is caught here and answered the same way.
 
 use std::cell::Cell;
 use std::io::{self, Read};
@@ -14,6 +16,7 @@ use std::sync::Once;
 
 use serde_json::{Map, json};
 
+use crate::agent::Agent;
 use crate::audit;
 use crate::clock::Timestamp;
 use crate::config::{Config, OnError};
@@ -21,7 +24,7 @@ use crate::gate;
 use crate::outcome;
 use crate::project::{Env, Project};
 use crate::protocol::{
-    Answer, EventName, HookInput, InputError, MAX_PAYLOAD_BYTES, PermissionDecision,
+    self, Answer, EventName, HookInput, InputError, MAX_PAYLOAD_BYTES, PermissionDecision,
 };
 use crate::refusal;
 
@@ -34,6 +37,9 @@ pub struct Ctx {
     pub now: Timestamp,
     /// Event named on the command line (`oath hook PreToolUse`).
     pub event_hint: Option<String>,
+    /// The client named on the command line (`oath hook --agent codex`); recognised from the
+    /// payload when `None`.
+    pub agent: Option<Agent>,
     /// Whether a PreToolUse arms the process's last word ([`crate::watchdog`]): only the
     /// hook process itself, never a program that runs hooks in-process (tests, the demo).
     pub last_word: bool,
@@ -52,31 +58,44 @@ impl Ctx {
             },
             now,
             event_hint,
+            agent: None,
             last_word: false,
         }
     }
 
     /// Builds the context from the process.
-    pub fn from_process(event_hint: Option<String>) -> Self {
+    pub fn from_process(event_hint: Option<String>, agent: Option<Agent>) -> Self {
         Self {
             env: Env::from_process(),
             now: Timestamp::now(),
             event_hint,
+            agent,
             last_word: true,
         }
+    }
+
+    /// Returns the command line's event in Claude Code's name.
+    fn claude_hint(&self, agent: Agent) -> Option<String> {
+        self.event_hint
+            .as_deref()
+            .map(|h| protocol::claude_event(agent, h).to_owned())
     }
 }
 
 /// Runs the hook on the process's stdin and writes the answer; returns the exit code.
-pub fn run(event_hint: Option<String>) -> ExitCode {
-    let ctx = Ctx::from_process(event_hint);
+pub fn run(event_hint: Option<String>, agent: Option<Agent>) -> ExitCode {
+    let ctx = Ctx::from_process(event_hint, agent);
     let answer = match read_payload(io::stdin().lock()) {
         Ok(bytes) => run_guarded(&bytes, &ctx),
-        Err(e) => bad_input(
-            ctx.event_hint.as_deref(),
-            &format!("cannot read stdin: {e}"),
-            &ctx,
-        ),
+        Err(e) => {
+            let agent = ctx.agent.unwrap_or_default();
+            bad_input(
+                ctx.claude_hint(agent).as_deref(),
+                &format!("cannot read stdin: {e}"),
+                &ctx,
+            )
+            .for_agent(agent)
+        }
     };
     // Exactly one answer: when the last word (the deadline, an abort) is being written,
     // this one is not.
@@ -120,16 +139,30 @@ fn install_quiet_panic_hook() {
     });
 }
 
-/// Runs [`run_input`] catching panics (answered like any internal error).
+/// Runs [`run_input`] catching panics (answered like any internal error, in the client's
+/// form).
 pub fn run_guarded(bytes: &[u8], ctx: &Ctx) -> Answer {
-    guarded(|| run_input(bytes, ctx), || sniff_event(bytes), ctx)
+    guarded(
+        || run_input(bytes, ctx),
+        || {
+            let agent = agent_of(bytes, ctx);
+            (sniff_event(bytes, agent), agent)
+        },
+        ctx,
+    )
+}
+
+/// Returns the client of a payload: the command line's, else recognised from the bytes.
+fn agent_of(bytes: &[u8], ctx: &Ctx) -> Agent {
+    ctx.agent
+        .unwrap_or_else(|| protocol::recognize_bytes(bytes, scan_raw_event_name(bytes).as_deref()))
 }
 
 /// Runs `run` catching panics, answered like any internal error for the event `event()`
-/// names (or the command line's).
+/// names (or the command line's), in the form of the client it names.
 fn guarded(
     run: impl FnOnce() -> Answer,
-    event: impl FnOnce() -> Option<String>,
+    event: impl FnOnce() -> (Option<String>, Agent),
     ctx: &Ctx,
 ) -> Answer {
     install_quiet_panic_hook();
@@ -144,25 +177,39 @@ fn guarded(
                 .map(|s| (*s).to_owned())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            let event = event().or_else(|| ctx.event_hint.clone());
+            let (event, agent) = event();
+            let event = event.or_else(|| ctx.claude_hint(agent));
             internal_error(
                 event.as_deref(),
                 &format!("internal error: {msg}"),
                 OnError::Ask,
             )
+            .for_agent(agent)
         }
     }
 }
 
-/// Returns `hook_event_name` from a payload that may be otherwise broken.
-fn sniff_event(bytes: &[u8]) -> Option<String> {
+/// Returns `hook_event_name` from a payload that may be otherwise broken, in Claude Code's
+/// name.
+fn sniff_event(bytes: &[u8], agent: Agent) -> Option<String> {
     let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
-    v.get("hook_event_name")?.as_str().map(str::to_owned)
+    let name = v.get("hook_event_name")?.as_str()?;
+    Some(protocol::claude_event(agent, name).to_owned())
 }
 
 /// Finds `"hook_event_name": "<Name>"` in bytes that are not valid JSON (or not UTF-8) and
-/// returns the name when it is a known event. Bounded: looks at the first 64 KiB only.
+/// returns the name when it is a known event of any client, in Claude Code's name.
 fn scan_event_name(bytes: &[u8]) -> Option<String> {
+    let name = scan_raw_event_name(bytes)?;
+    let claude = protocol::claude_event(Agent::Gemini, &name);
+    EventName::KNOWN
+        .contains(&claude)
+        .then(|| claude.to_owned())
+}
+
+/// Finds `"hook_event_name": "<Name>"` in bytes that may not be JSON and returns the name as
+/// written. Bounded: looks at the first 64 KiB only.
+fn scan_raw_event_name(bytes: &[u8]) -> Option<String> {
     const KEY: &[u8] = b"\"hook_event_name\"";
     let head = &bytes[..bytes.len().min(64 * 1024)];
     let at = head.windows(KEY.len()).position(|w| w == KEY)?;
@@ -176,15 +223,18 @@ fn scan_event_name(bytes: &[u8]) -> Option<String> {
     }
     rest = rest.strip_prefix(b"\"")?;
     let end = rest.iter().position(|&b| b == b'"')?;
-    let name = std::str::from_utf8(&rest[..end]).ok()?;
-    EventName::KNOWN.contains(&name).then(|| name.to_owned())
+    std::str::from_utf8(&rest[..end]).ok().map(str::to_owned)
 }
 
-/// Answers a payload.
+/// Answers a payload, in the form of its client.
 pub fn run_input(bytes: &[u8], ctx: &Ctx) -> Answer {
-    match HookInput::parse(bytes, ctx.event_hint.as_deref()) {
-        Ok(input) => answer_input(&input, ctx),
-        Err(e) => refuse(&e, bytes, ctx),
+    match HookInput::parse_object(bytes) {
+        Ok(raw) => {
+            let agent = ctx.agent.unwrap_or_else(|| protocol::recognize(&raw));
+            let input = protocol::adapt(agent, raw, ctx.event_hint.as_deref());
+            answer_input(&input, ctx).for_agent(agent)
+        }
+        Err(e) => refuse(&e, bytes, ctx).for_agent(agent_of(bytes, ctx)),
     }
 }
 
@@ -196,7 +246,9 @@ fn refuse(e: &InputError, bytes: &[u8], ctx: &Ctx) -> Answer {
     };
     // The payload cannot be parsed, but its event name usually can still be read, so a
     // broken PreToolUse payload still gets the PreToolUse fail mode.
-    let event = ctx.event_hint.clone().or_else(|| scan_event_name(bytes));
+    let event = ctx
+        .claude_hint(agent_of(bytes, ctx))
+        .or_else(|| scan_event_name(bytes));
     bad_input(event.as_deref(), &format!("{e}{size_note}"), ctx)
 }
 
@@ -224,7 +276,7 @@ fn answer_input(input: &HookInput, ctx: &Ctx) -> Answer {
             config.on_error,
         );
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = last.emit(&mut out, &mut err);
+        let code = last.for_agent(input.agent).emit(&mut out, &mut err);
         crate::watchdog::arm(out, err, code, deadline);
     }
     let config_warnings: Vec<String> = loaded
@@ -255,6 +307,7 @@ fn answer_input(input: &HookInput, ctx: &Ctx) -> Answer {
             let mut f = Map::new();
             f.insert("session_id".into(), json!(input.session_id));
             f.insert("hook_event_name".into(), json!(name));
+            f.insert("agent".into(), json!(input.agent));
             let mut a = Answer::silent(&input.event)
                 .with_stderr(format!("unknown hook event {name:?}; ignored"));
             if let Err(e) = audit::append(
@@ -294,6 +347,7 @@ fn record_event(answer: Answer, project: &Project, input: &HookInput, now: Times
     let mut f = Map::new();
     f.insert("session_id".into(), json!(input.session_id));
     f.insert("hook_event_name".into(), json!(input.event.as_str()));
+    f.insert("agent".into(), json!(input.agent));
     for key in ["source", "reason", "trigger", "agent_type"] {
         if let Some(v) = input.str_field(key) {
             f.insert(key.into(), json!(v));
@@ -379,12 +433,40 @@ mod tests {
     fn a_panic_is_answered_for_the_event_noted_before_it() {
         let dir = tempfile::tempdir().unwrap();
         let ctx = Ctx::in_dir(dir.path(), Timestamp::from_unix(0), None);
-        let a = guarded(|| panic!("boom"), || Some("PreToolUse".into()), &ctx);
+        let a = guarded(
+            || panic!("boom"),
+            || (Some("PreToolUse".into()), Agent::Claude),
+            &ctx,
+        );
         assert_eq!(a.permission(), Some(PermissionDecision::Ask));
         assert_eq!(a.event(), &EventName::PreToolUse);
         let hinted = Ctx::in_dir(dir.path(), Timestamp::from_unix(0), Some("Stop".into()));
-        let a = guarded(|| panic!("boom"), || None, &hinted);
+        let a = guarded(|| panic!("boom"), || (None, Agent::Claude), &hinted);
         assert_eq!(a.event(), &EventName::Stop);
+    }
+
+    /// A client that runs the tool when a hook fails and cannot ask gets its deny form.
+    #[test]
+    fn a_panic_is_a_deny_in_the_form_of_a_client_that_cannot_ask() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx::in_dir(dir.path(), Timestamp::from_unix(0), None);
+        let a = guarded(
+            || panic!("boom"),
+            || (Some("PreToolUse".into()), Agent::Gemini),
+            &ctx,
+        );
+        let json = a.to_json().unwrap();
+        assert_eq!(json["decision"], "deny", "{json}");
+        assert!(json["reason"].as_str().unwrap().contains("boom"), "{json}");
+        let a = guarded(
+            || panic!("boom"),
+            || (Some("PreToolUse".into()), Agent::Codex),
+            &ctx,
+        );
+        assert_eq!(
+            a.to_json().unwrap()["hookSpecificOutput"]["permissionDecision"],
+            "deny"
+        );
     }
 
     /// A payload over the cap is read only one byte past it, and refused by its size with

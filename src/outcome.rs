@@ -6,11 +6,15 @@
 //! decays trust. Each outcome is also keyed by `tool_use_id`, so a call whose outcome was
 //! already applied (a double fire) changes nothing, and the audit record names the hook that
 //! wrote it so double fires can be seen.
+//!
+//! A client that does not report a tool's outcome ([`HookInput::outcome_known`] false: Codex
+//! CLI's PostToolUse has neither an exit code nor a failure event) leaves it `unknown`: the
+//! audit records it, trust is not changed and no strike is counted or cleared. An unknown
+//! outcome is never counted as a success.
 
 use serde_json::{Map, Value, json};
 
 use crate::audit;
-use crate::classify;
 use crate::clock::Timestamp;
 use crate::config::Config;
 use crate::gate;
@@ -59,8 +63,11 @@ pub fn after_tool(
     };
     let tool_name = input.tool_name.as_deref().unwrap_or("");
     let ctx = gate::classify_context(env, project, input.cwd.as_deref());
-    let class = classify::classify(tool_name, input.tool_input(), &ctx);
+    let class = gate::classify_call(tool_name, input.tool_input(), &input.effects, &ctx);
     let domain = class.domain.as_str();
+    if !input.outcome_known && !failure_hook {
+        return unknown_outcome(project, input, tool_name, domain, now);
+    }
 
     // Trust: successes from PostToolUse, failures from PostToolUseFailure only; user
     // interrupts are not failures of the agent.
@@ -120,6 +127,7 @@ pub fn after_tool(
     }
     f.insert("duration_ms".into(), json!(input.duration_ms()));
     f.insert("hook".into(), json!(input.event.as_str()));
+    f.insert("agent".into(), json!(input.agent));
     if cascade {
         f.insert("cascade".into(), json!(true));
     }
@@ -172,6 +180,41 @@ pub fn after_tool(
     answer
 }
 
+/// Records a tool's outcome the client did not report: `unknown`, trust and strikes left
+/// alone.
+fn unknown_outcome(
+    project: &Project,
+    input: &HookInput,
+    tool_name: &str,
+    domain: &str,
+    now: Timestamp,
+) -> Answer {
+    let mut f = Map::new();
+    f.insert("session_id".into(), json!(input.session_id));
+    f.insert("tool_use_id".into(), json!(input.tool_use_id));
+    f.insert("tool_name".into(), json!(tool_name));
+    f.insert("domain".into(), json!(domain));
+    f.insert("outcome".into(), json!("unknown"));
+    f.insert("trust_score_before".into(), Value::Null);
+    f.insert("trust_score_after".into(), Value::Null);
+    f.insert("trust_applied".into(), json!(false));
+    f.insert("duration_ms".into(), json!(input.duration_ms()));
+    f.insert("hook".into(), json!(input.event.as_str()));
+    f.insert("agent".into(), json!(input.agent));
+    if let Some(agent) = &input.agent_id {
+        f.insert("agent_id".into(), json!(agent));
+    }
+    match audit::append(
+        &project.audit_file(input.session_or_unknown()),
+        "outcome",
+        now,
+        f,
+    ) {
+        Ok(()) => Answer::silent(&input.event),
+        Err(e) => Answer::silent(&input.event).with_stderr(format!("audit not written: {e}")),
+    }
+}
+
 /// Handles SessionStart: reminds the model of the branch's unresolved errors.
 pub fn session_start(
     project: &Project,
@@ -183,6 +226,7 @@ pub fn session_start(
     let mut f = Map::new();
     f.insert("session_id".into(), json!(input.session_id));
     f.insert("source".into(), json!(input.str_field("source")));
+    f.insert("agent".into(), json!(input.agent));
     if let Err(e) = audit::append(
         &project.audit_file(input.session_or_unknown()),
         "session_start",

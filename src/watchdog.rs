@@ -1,7 +1,8 @@
 //! The hook's last word. PreToolUse must answer: without an answer Claude Code runs the call
-//! (after its timeout). When oath cannot finish — past its deadline, out of memory under its
-//! cap, or an abort — a prepared answer (ask, with the reason) is written instead, by a
-//! signal handler that only calls `write` and `_exit`.
+//! (after its timeout), and so do Codex CLI and Gemini CLI. When oath cannot finish — past its
+//! deadline, out of memory under its cap, or an abort — a prepared answer (the fail mode, ask
+//! by default, with the reason, written in the client's form: a deny for a client that cannot
+//! ask) is written instead, by a signal handler that only calls `write` and `_exit`.
 //!
 //! [`arm`] prepares the answer, installs the handlers (SIGALRM for the deadline, SIGABRT for
 //! an allocation failure or an aborting panic), starts the timer and caps the address space;

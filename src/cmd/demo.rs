@@ -135,6 +135,7 @@ impl Runner {
                 env,
                 now,
                 event_hint: None,
+                agent: None,
                 last_word: false,
             },
             project,

@@ -47,6 +47,7 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
             cwd: cwd.as_deref(),
             details: true,
             session: None,
+            effects: &crate::protocol::Effects::Itself,
         },
         Timestamp::now(),
         &mut warnings,

@@ -10,6 +10,8 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+use crate::agent::Agent;
+
 /// Largest payload accepted on stdin: 32 MiB. Larger input is refused with a clear message.
 pub const MAX_PAYLOAD_BYTES: usize = 32 * 1024 * 1024;
 
@@ -140,6 +142,29 @@ fn payload_text(bytes: &[u8]) -> Result<&str, InputError> {
     Ok(text)
 }
 
+/// One Claude Code-shaped tool call a client's call amounts to (a patch's file).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Effect {
+    /// Claude Code's tool name (`Write`, `Edit`, `Bash`).
+    pub tool_name: String,
+    /// Its input, in Claude Code's shape.
+    pub tool_input: Value,
+}
+
+/// What the engine judges of a tool call.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Effects {
+    /// The call itself: its `tool_name` and `tool_input` are Claude Code's.
+    #[default]
+    Itself,
+    /// Several calls (a patch touching several files): each is classified, the riskiest
+    /// part decides, and user rules hold against each.
+    Several(Vec<Effect>),
+    /// The client's input could not be read into effects (a malformed patch): judged as not
+    /// understood, never allowed by trust.
+    Unreadable(String),
+}
+
 /// One hook payload: the common fields typed, the rest reachable through accessors.
 #[derive(Debug, Clone)]
 pub struct HookInput {
@@ -165,7 +190,16 @@ pub struct HookInput {
     pub tool_use_id: Option<String>,
     /// Fields present with a type other than the reference's, noted for the log.
     pub type_mismatches: Vec<&'static str>,
-    /// The whole payload as received.
+    /// The client that sent the payload: only the audit records it (and the answer is
+    /// written in its form); the engine's decisions do not depend on it.
+    pub agent: Agent,
+    /// What the tool call does, when its input is not one Claude Code call.
+    pub effects: Effects,
+    /// Whether the client reported the tool's outcome (PostToolUse). A client that does not
+    /// (Codex CLI gives no exit code and no failure event) leaves it unknown: neither a
+    /// success nor a failure for trust and strikes.
+    pub outcome_known: bool,
+    /// The whole payload (in Claude Code's shape, after a client's adapter).
     pub raw: Map<String, Value>,
 }
 
@@ -173,13 +207,18 @@ impl HookInput {
     /// Parses a payload. `event_hint` (from `oath hook <Event>`) is used when the payload has
     /// no `hook_event_name`.
     pub fn parse(bytes: &[u8], event_hint: Option<&str>) -> Result<Self, InputError> {
+        Ok(Self::from_map(Self::parse_object(bytes)?, event_hint))
+    }
+
+    /// Reads a payload into its JSON object (any client's), without typing its fields.
+    pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, InputError> {
         let text = payload_text(bytes)?;
         let value: Value =
             serde_json::from_str(text).map_err(|e| InputError::NotJson(e.to_string()))?;
-        let Value::Object(raw) = value else {
-            return Err(InputError::NotObject);
-        };
-        Ok(Self::from_map(raw, event_hint))
+        match value {
+            Value::Object(raw) => Ok(raw),
+            _ => Err(InputError::NotObject),
+        }
     }
 
     /// Builds the typed view of an already parsed payload object.
@@ -222,6 +261,9 @@ impl HookInput {
             tool_name,
             tool_use_id,
             type_mismatches: mismatches,
+            agent: Agent::Claude,
+            effects: Effects::Itself,
+            outcome_known: true,
             raw,
         }
     }

@@ -15,6 +15,7 @@ use std::io::Write;
 use serde_json::{Map, Value, json};
 
 use super::EventName;
+use crate::agent::Agent;
 
 /// Longest text Claude Code accepts in `additionalContext` / `systemMessage` before it
 /// replaces it with a preview.
@@ -54,6 +55,7 @@ pub struct Answer {
     context: Vec<String>,
     system_message: Vec<String>,
     stderr: Vec<String>,
+    agent: Agent,
 }
 
 impl Answer {
@@ -66,6 +68,7 @@ impl Answer {
             context: Vec::new(),
             system_message: Vec::new(),
             stderr: Vec::new(),
+            agent: Agent::Claude,
         }
     }
 
@@ -116,6 +119,26 @@ impl Answer {
         self
     }
 
+    /// Returns the answer as `agent` is to receive it: written in its protocol, and, where the
+    /// client cannot ask its user ([`Agent::can_ask`]), an ask turned into a deny whose reason
+    /// says what needs a person's confirmation and how a person grants it.
+    pub fn for_agent(mut self, agent: Agent) -> Self {
+        self.agent = agent;
+        if !agent.can_ask()
+            && let Some((decision, reason)) = &mut self.decision
+            && *decision == PermissionDecision::Ask
+        {
+            *decision = PermissionDecision::Deny;
+            *reason = cannot_ask_reason(agent, reason);
+        }
+        self
+    }
+
+    /// Returns the client the answer is written for.
+    pub fn agent(&self) -> Agent {
+        self.agent
+    }
+
     /// Returns the event this answer is for.
     pub fn event(&self) -> &EventName {
         &self.event
@@ -136,6 +159,11 @@ impl Answer {
         &self.context
     }
 
+    /// Returns the messages for the user.
+    pub fn system_messages(&self) -> &[String] {
+        &self.system_message
+    }
+
     /// Returns the diagnostic lines.
     pub fn stderr_lines(&self) -> &[String] {
         &self.stderr
@@ -147,11 +175,21 @@ impl Answer {
         0
     }
 
-    /// Returns the JSON object to print, or `None` for silence.
+    /// Returns the JSON object to print in the protocol of the answer's client
+    /// ([`Answer::for_agent`]; Claude Code's by default), or `None` for silence.
+    pub fn to_json(&self) -> Option<Value> {
+        match self.agent {
+            Agent::Claude => self.claude_json(),
+            Agent::Codex => super::codex::render(self),
+            Agent::Gemini => super::gemini::render(self),
+        }
+    }
+
+    /// Returns the JSON object Claude Code is to receive, or `None` for silence.
     ///
     /// Decisions are emitted only for PreToolUse; context only for events whose
     /// `hookSpecificOutput` carries `additionalContext`.
-    pub fn to_json(&self) -> Option<Value> {
+    fn claude_json(&self) -> Option<Value> {
         let mut specific = Map::new();
         let event = self.event.as_str();
         if matches!(self.event, EventName::PreToolUse) {
@@ -199,6 +237,18 @@ impl Answer {
     }
 }
 
+/// The reason of an ask turned into a deny for a client that cannot ask.
+fn cannot_ask_reason(agent: Agent, reason: &str) -> String {
+    format!(
+        "oath: this call needs a person's confirmation ({}), and {} cannot ask one, so it is \
+         denied. To let it run, a person can add an allow rule for it to oath's user \
+         configuration (`rules.allow` in ~/.config/oath/config.yaml; `oath explain` shows what \
+         it matches), or run it themselves.",
+        reason.trim_end_matches('.'),
+        agent.display_name()
+    )
+}
+
 /// Returns whether the event's `hookSpecificOutput` accepts `additionalContext`.
 fn supports_context(event: &EventName) -> bool {
     matches!(
@@ -233,7 +283,7 @@ fn cap_line(line: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Caps a text at [`MAX_CONTEXT_CHARS`] characters, marking the cut.
-fn cap(text: &str) -> String {
+pub(crate) fn cap(text: &str) -> String {
     if text.chars().count() <= MAX_CONTEXT_CHARS {
         return text.to_owned();
     }
@@ -270,6 +320,27 @@ mod tests {
             "{\"hookSpecificOutput\":{\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"no\",\"hookEventName\":\"PreToolUse\"}}\n"
         );
         assert!(err.is_empty(), "{}", String::from_utf8_lossy(&err));
+    }
+
+    /// Only a client that cannot ask has its ask turned into a deny; other decisions stay.
+    #[test]
+    fn an_ask_stays_an_ask_only_where_the_client_can_ask() {
+        let ask = || Answer::decision(PermissionDecision::Ask, "why");
+        let claude = ask().for_agent(Agent::Claude);
+        assert_eq!(claude.permission(), Some(PermissionDecision::Ask));
+        assert_eq!(claude.reason(), Some("why"));
+        assert_eq!(claude.to_json(), ask().to_json());
+        for agent in [Agent::Codex, Agent::Gemini] {
+            let a = ask().for_agent(agent);
+            assert_eq!(a.permission(), Some(PermissionDecision::Deny));
+            assert!(
+                a.reason()
+                    .unwrap()
+                    .contains("needs a person's confirmation (why)")
+            );
+            let allow = Answer::decision(PermissionDecision::Allow, "ok").for_agent(agent);
+            assert_eq!(allow.permission(), Some(PermissionDecision::Allow));
+        }
     }
 
     #[test]

@@ -104,3 +104,42 @@ fn a_slow_git_within_the_deadline_is_answered_by_the_gate() {
     assert_eq!(run.decision().as_deref(), Some("ask"), "{run:?}");
     assert!(!run.stdout.contains("could not check"), "{run:?}");
 }
+
+/// On Codex CLI and Gemini CLI, which run the tool when a hook times out and cannot ask,
+/// the last word is a deny in the client's own form.
+#[test]
+fn past_its_deadline_codex_and_gemini_are_told_deny() {
+    let (env, path) = slow_git(5);
+    let codex = json!({"hook_event_name":"PreToolUse","session_id":"s","turn_id":"t",
+        "tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"rm -rf src"}});
+    let gemini = json!({"hook_event_name":"BeforeTool","session_id":"s",
+        "timestamp":"2026-11-25T20:11:07.521Z","tool_name":"run_shell_command",
+        "tool_input":{"command":"rm -rf src"}});
+    for (label, payload) in [("codex", codex), ("gemini", gemini)] {
+        let mut cmd = env.hook_command();
+        cmd.env("PATH", &path).env("OATH_DEADLINE_MS", "200");
+        let started = Instant::now();
+        let run = finish(spawn_with_stdin(cmd, payload.to_string().as_bytes()));
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "{label}: waited"
+        );
+        assert_eq!(run.code, Some(0), "{label}: {run:?}");
+        let answer = run
+            .answer()
+            .unwrap_or_else(|| panic!("{label}: silence: {run:?}"));
+        let (decision, reason) = if label == "codex" {
+            let s = &answer["hookSpecificOutput"];
+            (
+                s["permissionDecision"].clone(),
+                s["permissionDecisionReason"].clone(),
+            )
+        } else {
+            (answer["decision"].clone(), answer["reason"].clone())
+        };
+        assert_eq!(decision, "deny", "{label}: {answer}");
+        let reason = reason.as_str().unwrap_or_default();
+        assert!(reason.contains("could not check"), "{label}: {reason}");
+        assert!(reason.contains("cannot ask"), "{label}: {reason}");
+    }
+}

@@ -1,6 +1,7 @@
 //! The integration test binary: one module per area, all driving the built `oath` binary or
 //! the library.
 
+mod adapters;
 mod agents_protect;
 mod audit;
 mod budgets;

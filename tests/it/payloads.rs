@@ -26,6 +26,7 @@ fn ctx(env: &TestEnv, hint: Option<&str>) -> Ctx {
         },
         now: Timestamp::parse("2026-03-01T12:00:00Z").unwrap(),
         event_hint: hint.map(str::to_owned),
+        agent: None,
         last_word: false,
     }
 }
