@@ -121,6 +121,12 @@ impl Agent {
 pub fn client(agent: Agent) -> Option<PathBuf> {
     let var = agent.env_var();
     let Some(path) = std::env::var_os(var).filter(|v| !v.is_empty()) else {
+        // CI installs every client (.ci/run): there a missing one is a failure, not a skip.
+        assert!(
+            !std::env::var("CI").is_ok_and(|v| v == "true"),
+            "CI=true but {var} is not set: .ci/run installs the client with scripts/install-{}.sh",
+            agent.name()
+        );
         eprintln!(
             "SKIPPED real-client test: {var} is not set (run {var}=\"$(scripts/install-{}.sh)\" cargo test --test e2e)",
             agent.name()

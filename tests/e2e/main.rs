@@ -12,6 +12,7 @@ mod harness;
 mod loopback;
 mod server;
 
+mod agents_oath;
 mod agents_stub;
 mod deny;
 mod hook_events;
