@@ -30,7 +30,7 @@
 use serde_json::{Map, Value, json};
 
 use super::input::{Effects, EventName, HookInput};
-use super::output::{Answer, PermissionDecision, cap};
+use super::output::{Answer, PermissionDecision, cap, with_system_message};
 use super::patch;
 use crate::agent::Agent;
 
@@ -84,13 +84,7 @@ pub fn render(answer: &Answer) -> Option<Value> {
         specific.insert("hookEventName".into(), json!(event.as_str()));
         top.insert("hookSpecificOutput".into(), Value::Object(specific));
     }
-    if !answer.system_messages().is_empty() {
-        top.insert(
-            "systemMessage".into(),
-            json!(cap(&answer.system_messages().join("\n"))),
-        );
-    }
-    (!top.is_empty()).then_some(Value::Object(top))
+    with_system_message(top, answer.system_messages())
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@
 use serde_json::{Map, Value, json};
 
 use super::input::{EventName, HookInput};
-use super::output::{Answer, PermissionDecision, cap};
+use super::output::{Answer, PermissionDecision, cap, with_system_message};
 use crate::agent::Agent;
 
 /// Gemini's events that Claude Code does not name, with their Claude Code counterparts
@@ -273,13 +273,7 @@ pub fn render(answer: &Answer) -> Option<Value> {
             }),
         );
     }
-    if !answer.system_messages().is_empty() {
-        top.insert(
-            "systemMessage".into(),
-            json!(cap(&answer.system_messages().join("\n"))),
-        );
-    }
-    (!top.is_empty()).then_some(Value::Object(top))
+    with_system_message(top, answer.system_messages())
 }
 
 #[cfg(test)]

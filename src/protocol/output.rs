@@ -212,13 +212,7 @@ impl Answer {
             specific.insert("hookEventName".into(), json!(event));
             top.insert("hookSpecificOutput".into(), Value::Object(specific));
         }
-        if !self.system_message.is_empty() {
-            top.insert(
-                "systemMessage".into(),
-                json!(cap(&self.system_message.join("\n"))),
-            );
-        }
-        (!top.is_empty()).then_some(Value::Object(top))
+        with_system_message(top, &self.system_message)
     }
 
     /// Writes the answer: one JSON object (or nothing) on stdout, diagnostics on stderr.
@@ -280,6 +274,15 @@ fn cap_line(line: &str) -> std::borrow::Cow<'_, str> {
         cut -= 1;
     }
     format!("{} [... {} bytes]", &line[..cut], line.len()).into()
+}
+
+/// Finishes an answer object of any client: `systemMessage` (the user's lines, joined) when
+/// there are any, and `None` (nothing on stdout) when the object stays empty.
+pub(crate) fn with_system_message(mut top: Map<String, Value>, lines: &[String]) -> Option<Value> {
+    if !lines.is_empty() {
+        top.insert("systemMessage".into(), json!(cap(&lines.join("\n"))));
+    }
+    (!top.is_empty()).then_some(Value::Object(top))
 }
 
 /// Caps a text at [`MAX_CONTEXT_CHARS`] characters, marking the cut.
