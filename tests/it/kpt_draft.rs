@@ -10,6 +10,16 @@ use oath::kpt::{check, session, template};
 use crate::kpt::{sample_path, seed_example_path, session_a_dir, tally};
 use crate::support::TestEnv;
 
+/// Runs `oath kpt new` for session A and returns the draft's path it prints.
+fn kpt_new_session_a(env: &TestEnv) -> PathBuf {
+    let out = env
+        .oath()
+        .args(["kpt", "new", "--session", SESSION_A])
+        .assert()
+        .success();
+    PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim())
+}
+
 /// The draft of the documented sample session (`kpt-20260207-001`, drafted 10:20 that day).
 fn sample_draft() -> Report {
     let mut r = session::SessionRecord {
@@ -532,12 +542,7 @@ fn kpt_new_cites_a_real_3_strike_escalation_of_the_session() {
         .write_stdin(v.to_string())
         .assert()
         .success();
-    let out = env
-        .oath()
-        .args(["kpt", "new", "--session", SESSION_A])
-        .assert()
-        .success();
-    let path = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
+    let path = kpt_new_session_a(&env);
     let r = read_draft(&path);
     assert_eq!(
         r.oath.as_ref().unwrap().strike_escalations,
@@ -610,12 +615,7 @@ fn kpt_new_finds_a_session_the_hooks_recorded_under_another_project_root() {
 fn the_untouched_template_fails_validation_at_its_placeholders_and_nowhere_else() {
     let env = TestEnv::new();
     replay_session_a(&env);
-    let out = env
-        .oath()
-        .args(["kpt", "new", "--session", SESSION_A])
-        .assert()
-        .success();
-    let path = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
+    let path = kpt_new_session_a(&env);
     let text = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let placeholders: BTreeSet<(usize, String)> = report::unfinished(&check::parse(&text).unwrap())
@@ -683,12 +683,7 @@ fn the_untouched_template_fails_validation_at_its_placeholders_and_nowhere_else(
 fn filling_only_the_placeholders_passes_validation_the_first_time() {
     let env = TestEnv::new();
     replay_session_a(&env);
-    let out = env
-        .oath()
-        .args(["kpt", "new", "--session", SESSION_A])
-        .assert()
-        .success();
-    let path = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
+    let path = kpt_new_session_a(&env);
     let text = std::fs::read_to_string(&path).unwrap();
     let filled = fill(&text);
     // Only placeholder lines changed.
