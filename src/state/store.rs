@@ -713,16 +713,39 @@ fn append_line(path: &Path, line: &str) -> Result<(), StateError> {
             ),
         });
     }
-    let mut buf = Vec::with_capacity(line.len() + 1);
-    buf.extend_from_slice(line.as_bytes());
-    buf.push(b'\n');
     let mut file = OpenOptions::new()
         .create(true)
+        .read(true)
         .append(true)
         .open(path)
         .map_err(io_err("open", path))?;
+    // One `write()` is not atomic against SIGKILL on a regular file: the kernel stops
+    // copying at a page boundary when a fatal signal is pending, so a killed writer can
+    // leave half a record with no newline. A record starts on a line of its own, so that
+    // half record stays one unreadable line (readers skip and count it) and the next
+    // record is whole.
+    let torn = ends_mid_line(&mut file).map_err(io_err("read", path))?;
+    let mut buf = Vec::with_capacity(line.len() + 2);
+    if torn {
+        buf.push(b'\n');
+    }
+    buf.extend_from_slice(line.as_bytes());
+    buf.push(b'\n');
     file.write_all(&buf).map_err(io_err("append to", path))?;
     Ok(())
+}
+
+/// Whether a file's last byte is there and is not a newline (the file position is left
+/// anywhere: the caller appends).
+fn ends_mid_line(file: &mut File) -> io::Result<bool> {
+    use std::io::{Seek, SeekFrom};
+    if file.metadata()?.len() == 0 {
+        return Ok(false);
+    }
+    file.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] != b'\n')
 }
 
 #[cfg(test)]

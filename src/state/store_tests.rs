@@ -252,6 +252,26 @@ fn symlinked_state_file_is_not_followed() {
     assert_eq!(warnings.len(), 1);
 }
 
+#[test]
+fn a_record_after_a_torn_one_starts_on_its_own_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.jsonl");
+    append_line(&path, r#"{"n":1}"#).unwrap();
+    // What a writer killed in the middle of its `write()` leaves.
+    let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+    f.write_all(br#"{"n":2,"to"#).unwrap();
+    drop(f);
+    append_line(&path, r#"{"n":3}"#).unwrap();
+    append_line(&path, r#"{"n":4}"#).unwrap();
+    let text = fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        [r#"{"n":1}"#, r#"{"n":2,"to"#, r#"{"n":3}"#, r#"{"n":4}"#],
+        "{text:?}"
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn symlinked_log_is_not_appended_through() {
