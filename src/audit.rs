@@ -6,6 +6,7 @@
 //! ([`crate::redact`]) and long strings truncated with their size and BLAKE3 digest.
 
 pub mod read;
+pub mod record;
 pub mod trail;
 
 use std::path::Path;
@@ -27,7 +28,7 @@ pub const MAX_STRING_BYTES: usize = 2048;
 /// first (oath's own: a version, a name from the code, a time; a field of the same name does
 /// not replace them). The record is redacted and its strings capped as it is written
 /// ([`state::append_json_line`]).
-pub fn append(
+fn append(
     path: &Path,
     kind: &str,
     now: Timestamp,
@@ -41,6 +42,22 @@ pub fn append(
         record.entry(k).or_insert(v);
     }
     state::append_json_line(path, record, MAX_FIELD_BYTES)
+}
+
+/// Appends a typed record ([`record::Record`]), as [`append`] does.
+pub fn write(path: &Path, now: Timestamp, record: &record::Record) -> Result<(), StateError> {
+    let fields = match serde_json::to_value(record) {
+        Ok(Value::Object(fields)) => fields,
+        // A record is a struct of plain fields: it always serializes to an object.
+        Ok(_) => Map::new(),
+        Err(source) => {
+            return Err(StateError::Serialize {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    append(path, record.kind(), now, fields)
 }
 
 /// Longest string any record field may hold (a backstop for fields not passed through

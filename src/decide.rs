@@ -13,7 +13,7 @@ use crate::rules::{RuleKind, RuleMatch};
 use crate::trust::{AutonomyParams, RiskWeights, autonomy};
 
 /// The gate's answer, as recorded in the audit trail.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// Approved without a prompt.
@@ -49,7 +49,7 @@ impl Decision {
 }
 
 /// A model recommendation (reference §4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Model {
     /// The most capable model.

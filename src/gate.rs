@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use crate::audit;
+use crate::audit::{self, record};
 use crate::classify::{self, Classification, Domain, Kind, Part, Risk};
 use crate::clock::Timestamp;
 use crate::config::Config;
@@ -356,49 +356,50 @@ pub fn pre_tool_use(
         && matches!(verdict.decision, Decision::Allow | Decision::Ask))
     .then(|| decide::routed_input(tool_input, verdict.recommended_model));
 
-    let mut f = Map::new();
-    f.insert("session_id".into(), json!(input.session_id));
-    f.insert("tool_use_id".into(), json!(input.tool_use_id));
-    f.insert("tool_name".into(), json!(tool_name));
-    f.insert("tool_input".into(), audit::loggable(tool_input));
-    f.insert("domain".into(), json!(class.domain));
-    f.insert("risk_category".into(), json!(class.risk));
-    f.insert("risk_value".into(), json!(class.risk.value()));
-    f.insert("complexity".into(), json!(class.complexity));
-    f.insert("rule".into(), json!(class.rule));
-    f.insert("trust_score_before".into(), json!(verdict.trust));
-    f.insert("autonomy_score".into(), json!(verdict.autonomy));
-    f.insert("decision".into(), json!(verdict.decision));
-    f.insert("reason".into(), json!(verdict.reason));
-    f.insert("outcome".into(), json!("pending"));
-    f.insert("trust_score_after".into(), Value::Null);
-    f.insert("recommended_model".into(), json!(verdict.recommended_model));
-    f.insert("phase".into(), json!(phase));
-    f.insert("agent".into(), json!(input.agent));
-    // A client that cannot ask receives an ask as a deny (`Answer::for_agent`).
-    if verdict.decision.permission() == Some(PermissionDecision::Ask) && !input.agent.can_ask() {
-        f.insert("answered".into(), json!("deny"));
-    }
-    if let Effects::Several(list) = &input.effects {
-        let files: Vec<Value> = list
-            .iter()
-            .map(
-                |e| json!({"tool_name": e.tool_name, "tool_input": audit::loggable(&e.tool_input)}),
-            )
-            .collect();
-        f.insert("effects".into(), Value::Array(files));
-    }
-    if routed.is_some() {
-        f.insert("model_routed".into(), json!(true));
-    }
-    if let Some(agent) = &input.agent_id {
-        f.insert("agent_id".into(), json!(agent));
-    }
-    if let Err(e) = audit::append(
+    let effects = match &input.effects {
+        Effects::Several(list) => Some(
+            list.iter()
+                .map(|e| record::Effect {
+                    tool_name: e.tool_name.clone(),
+                    tool_input: audit::loggable(&e.tool_input),
+                })
+                .collect(),
+        ),
+        _ => None,
+    };
+    let pre = record::Pre {
+        session_id: input.session_id.clone(),
+        tool_use_id: input.tool_use_id.clone(),
+        prompt_id: input.prompt_id.clone(),
+        tool_name: tool_name.to_owned(),
+        tool_input: audit::loggable(tool_input),
+        domain: class.domain,
+        risk_category: class.risk,
+        risk_kind: class.kind,
+        risk_value: class.risk.value(),
+        complexity: class.complexity,
+        rule: class.rule.clone(),
+        trust_score_before: verdict.trust,
+        autonomy_score: verdict.autonomy,
+        decision: verdict.decision,
+        reason: verdict.reason.clone(),
+        outcome: record::Pending::Pending,
+        trust_score_after: (),
+        recommended_model: verdict.recommended_model,
+        phase: *phase,
+        agent: input.agent,
+        // A client that cannot ask receives an ask as a deny (`Answer::for_agent`).
+        answered: (verdict.decision.permission() == Some(PermissionDecision::Ask)
+            && !input.agent.can_ask())
+        .then_some(Decision::Deny),
+        effects,
+        model_routed: routed.is_some().then_some(true),
+        agent_id: input.agent_id.clone(),
+    };
+    if let Err(e) = audit::write(
         &project.audit_file(input.session_or_unknown()),
-        "pre",
         now,
-        f,
+        &record::Record::Pre(pre),
     ) {
         warnings.push(format!("audit not written: {e}"));
     }
@@ -420,6 +421,7 @@ pub fn pre_tool_use(
 mod tests {
     use super::*;
     use crate::protocol::Effect;
+    use serde_json::json;
     use std::path::Path;
 
     fn m(kind: RuleKind) -> Option<RuleMatch> {

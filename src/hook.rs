@@ -14,10 +14,11 @@ use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 use std::sync::Once;
 
-use serde_json::{Map, json};
-
 use crate::agent::Agent;
-use crate::audit;
+use crate::audit::{
+    self,
+    record::{self, Record},
+};
 use crate::clock::Timestamp;
 use crate::config::{Config, OnError};
 use crate::gate;
@@ -304,17 +305,17 @@ fn answer_input(input: &HookInput, ctx: &Ctx) -> Answer {
             ctx.now,
         ),
         EventName::Other(name) => {
-            let mut f = Map::new();
-            f.insert("session_id".into(), json!(input.session_id));
-            f.insert("hook_event_name".into(), json!(name));
-            f.insert("agent".into(), json!(input.agent));
+            let r = record::UnknownEvent {
+                session_id: input.session_id.clone(),
+                hook_event_name: name.clone(),
+                agent: input.agent,
+            };
             let mut a = Answer::silent(&input.event)
                 .with_stderr(format!("unknown hook event {name:?}; ignored"));
-            if let Err(e) = audit::append(
+            if let Err(e) = audit::write(
                 &project.audit_file(input.session_or_unknown()),
-                "unknown_event",
                 ctx.now,
-                f,
+                &Record::UnknownEvent(r),
             ) {
                 a = a.with_stderr(format!("audit not written: {e}"));
             }
@@ -344,23 +345,21 @@ fn answer_input(input: &HookInput, ctx: &Ctx) -> Answer {
 /// writes no audit record of its own, and returns `answer` (with a warning if the record
 /// could not be written).
 fn record_event(answer: Answer, project: &Project, input: &HookInput, now: Timestamp) -> Answer {
-    let mut f = Map::new();
-    f.insert("session_id".into(), json!(input.session_id));
-    f.insert("hook_event_name".into(), json!(input.event.as_str()));
-    f.insert("agent".into(), json!(input.agent));
-    for key in ["source", "reason", "trigger", "agent_type"] {
-        if let Some(v) = input.str_field(key) {
-            f.insert(key.into(), json!(v));
-        }
-    }
-    if let Some(agent) = &input.agent_id {
-        f.insert("agent_id".into(), json!(agent));
-    }
-    match audit::append(
+    let field = |key: &str| input.str_field(key).map(str::to_owned);
+    let r = record::Event {
+        session_id: input.session_id.clone(),
+        hook_event_name: input.event.as_str().to_owned(),
+        agent: input.agent,
+        source: field("source"),
+        reason: field("reason"),
+        trigger: field("trigger"),
+        agent_type: field("agent_type"),
+        agent_id: input.agent_id.clone(),
+    };
+    match audit::write(
         &project.audit_file(input.session_or_unknown()),
-        "event",
         now,
-        f,
+        &Record::Event(r),
     ) {
         Ok(()) => answer,
         Err(e) => answer.with_stderr(format!("audit not written: {e}")),

@@ -12,9 +12,12 @@
 //! audit records it, trust is not changed and no strike is counted or cleared. An unknown
 //! outcome is never counted as a success.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::audit;
+use crate::audit::{
+    self,
+    record::{self, Ending, Record},
+};
 use crate::clock::Timestamp;
 use crate::config::Config;
 use crate::gate;
@@ -110,41 +113,18 @@ pub fn after_tool(
         None
     };
 
-    let mut f = Map::new();
-    f.insert("session_id".into(), json!(input.session_id));
-    f.insert("tool_use_id".into(), json!(input.tool_use_id));
-    f.insert("tool_name".into(), json!(tool_name));
-    f.insert("domain".into(), json!(domain));
-    f.insert("outcome".into(), json!(outcome.as_str()));
-    f.insert("trust_score_before".into(), json!(update.map(|u| u.before)));
-    f.insert("trust_score_after".into(), json!(update.map(|u| u.after)));
-    f.insert(
-        "trust_applied".into(),
-        json!(update.is_some_and(|u| !u.duplicate)),
-    );
-    if update.is_some_and(|u| u.duplicate) {
-        f.insert("duplicate".into(), json!(true));
-    }
-    f.insert("duration_ms".into(), json!(input.duration_ms()));
-    f.insert("hook".into(), json!(input.event.as_str()));
-    f.insert("agent".into(), json!(input.agent));
-    if cascade {
-        f.insert("cascade".into(), json!(true));
-    }
-    if interrupted {
-        f.insert("interrupted".into(), json!(true));
-    }
-    if let Some(err) = input.error_text() {
-        f.insert("error".into(), audit::loggable(&json!(err)));
-    }
-    if let Some(agent) = &input.agent_id {
-        f.insert("agent_id".into(), json!(agent));
-    }
-    if let Err(e) = audit::append(
+    let mut r = outcome_record(input, tool_name, Some(domain), outcome.into());
+    r.trust_score_before = update.map(|u| u.before);
+    r.trust_score_after = update.map(|u| u.after);
+    r.trust_applied = update.is_some_and(|u| !u.duplicate);
+    r.duplicate = update.is_some_and(|u| u.duplicate).then_some(true);
+    r.cascade = cascade.then_some(true);
+    r.interrupted = interrupted.then_some(true);
+    r.error = input.error_text().map(|err| audit::loggable(&json!(err)));
+    if let Err(e) = audit::write(
         &project.audit_file(input.session_or_unknown()),
-        "outcome",
         now,
-        f,
+        &Record::Outcome(r),
     ) {
         warnings.push(format!("audit not written: {e}"));
     }
@@ -180,6 +160,37 @@ pub fn after_tool(
     answer
 }
 
+/// Returns an outcome record of a call that ran (or whose end is unknown), trust untouched
+/// until the caller says otherwise.
+pub fn outcome_record(
+    input: &HookInput,
+    tool_name: &str,
+    domain: Option<&str>,
+    outcome: Ending,
+) -> record::Outcome {
+    record::Outcome {
+        session_id: input.session_id.clone(),
+        tool_use_id: input.tool_use_id.clone(),
+        prompt_id: input.prompt_id.clone(),
+        tool_name: Some(tool_name.to_owned()),
+        domain: domain.map(str::to_owned),
+        outcome,
+        refused_by: None,
+        trust_score_before: None,
+        trust_score_after: None,
+        trust_applied: false,
+        duplicate: None,
+        duration_ms: input.duration_ms(),
+        hook: input.event.as_str().to_owned(),
+        agent: input.agent,
+        cascade: None,
+        interrupted: None,
+        error: None,
+        reason: None,
+        agent_id: input.agent_id.clone(),
+    }
+}
+
 /// Records a tool's outcome the client did not report: `unknown`, trust and strikes left
 /// alone.
 fn unknown_outcome(
@@ -189,26 +200,11 @@ fn unknown_outcome(
     domain: &str,
     now: Timestamp,
 ) -> Answer {
-    let mut f = Map::new();
-    f.insert("session_id".into(), json!(input.session_id));
-    f.insert("tool_use_id".into(), json!(input.tool_use_id));
-    f.insert("tool_name".into(), json!(tool_name));
-    f.insert("domain".into(), json!(domain));
-    f.insert("outcome".into(), json!("unknown"));
-    f.insert("trust_score_before".into(), Value::Null);
-    f.insert("trust_score_after".into(), Value::Null);
-    f.insert("trust_applied".into(), json!(false));
-    f.insert("duration_ms".into(), json!(input.duration_ms()));
-    f.insert("hook".into(), json!(input.event.as_str()));
-    f.insert("agent".into(), json!(input.agent));
-    if let Some(agent) = &input.agent_id {
-        f.insert("agent_id".into(), json!(agent));
-    }
-    match audit::append(
+    let r = outcome_record(input, tool_name, Some(domain), Ending::Unknown);
+    match audit::write(
         &project.audit_file(input.session_or_unknown()),
-        "outcome",
         now,
-        f,
+        &Record::Outcome(r),
     ) {
         Ok(()) => Answer::silent(&input.event),
         Err(e) => Answer::silent(&input.event).with_stderr(format!("audit not written: {e}")),
@@ -223,15 +219,15 @@ pub fn session_start(
     now: Timestamp,
 ) -> Answer {
     let mut answer = Answer::silent(&input.event);
-    let mut f = Map::new();
-    f.insert("session_id".into(), json!(input.session_id));
-    f.insert("source".into(), json!(input.str_field("source")));
-    f.insert("agent".into(), json!(input.agent));
-    if let Err(e) = audit::append(
+    let r = record::SessionStart {
+        session_id: input.session_id.clone(),
+        source: input.str_field("source").map(str::to_owned),
+        agent: input.agent,
+    };
+    if let Err(e) = audit::write(
         &project.audit_file(input.session_or_unknown()),
-        "session_start",
         now,
-        f,
+        &Record::SessionStart(r),
     ) {
         answer = answer.with_stderr(format!("audit not written: {e}"));
     }

@@ -21,8 +21,9 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use crate::audit::record::{self, Ending, RefusedBy as By};
 use crate::audit::{self, read::Record};
 use crate::clock::Timestamp;
 use crate::project::Project;
@@ -82,15 +83,6 @@ fn seen_in_tail(path: &Path, ids: &[&str]) -> HashMap<String, Seen> {
     seen
 }
 
-/// Who refused a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum By {
-    /// The client: its permission flow, the user, another hook.
-    Client,
-    /// oath's own deny.
-    Oath,
-}
-
 /// Appends the refusal record of one call.
 fn record(
     project: &Project,
@@ -102,37 +94,35 @@ fn record(
     reason: Option<&str>,
 ) -> Result<(), String> {
     let by_oath = by == By::Oath;
-    let mut f = Map::new();
-    f.insert("session_id".into(), json!(input.session_id));
-    f.insert("tool_use_id".into(), json!(tool_use_id));
-    f.insert("tool_name".into(), json!(tool_name));
-    f.insert(
-        "domain".into(),
-        json!(seen.and_then(|s| s.domain.as_deref())),
-    );
-    f.insert(
-        "outcome".into(),
-        json!(if by_oath { "denied" } else { "refused" }),
-    );
-    f.insert(
-        "refused_by".into(),
-        json!(if by_oath { "oath" } else { "client" }),
-    );
-    f.insert("trust_score_before".into(), Value::Null);
-    f.insert("trust_score_after".into(), Value::Null);
-    f.insert("trust_applied".into(), json!(false));
-    f.insert("hook".into(), json!(input.event.as_str()));
-    if let Some(r) = reason {
-        f.insert("reason".into(), audit::loggable(&json!(r)));
-    }
-    if let Some(agent) = &input.agent_id {
-        f.insert("agent_id".into(), json!(agent));
-    }
-    audit::append(
+    let r = record::Outcome {
+        session_id: input.session_id.clone(),
+        tool_use_id: Some(tool_use_id.to_owned()),
+        prompt_id: input.prompt_id.clone(),
+        tool_name: tool_name.map(str::to_owned),
+        domain: seen.and_then(|s| s.domain.as_deref()).map(str::to_owned),
+        outcome: if by_oath {
+            Ending::Denied
+        } else {
+            Ending::Refused
+        },
+        refused_by: Some(by),
+        trust_score_before: None,
+        trust_score_after: None,
+        trust_applied: false,
+        duplicate: None,
+        duration_ms: None,
+        hook: input.event.as_str().to_owned(),
+        agent: input.agent,
+        cascade: None,
+        interrupted: None,
+        error: None,
+        reason: reason.map(|r| audit::loggable(&json!(r))),
+        agent_id: input.agent_id.clone(),
+    };
+    audit::write(
         &project.audit_file(input.session_or_unknown()),
-        "outcome",
         now,
-        f,
+        &record::Record::Outcome(r),
     )
     .map_err(|e| format!("audit not written: {e}"))
 }

@@ -37,13 +37,17 @@ and version, session_id and event for a session event; the records are oath's as
 Version 1 printed a single document with an `entries` array. Lines of the trail that cannot
 be read are counted on stderr.
 
+--schema prints the JSON Schema of the trail's records (JSON Lines files under oath's state
+folder, `oath doctor` names it), for log shippers and scripts that read the files directly.
+
 Examples:
   oath audit                          the last 50 calls of this project
   oath audit --since 2h               calls of the last two hours
   oath audit --decision deny --decision ask
   oath audit --domain shell_exec --since 2026-03-01 --until 2026-03-02
   oath audit --session 2a8a8413 --events --limit 0
-  oath audit --json | tail -1         the latest entry, for scripts")]
+  oath audit --json | tail -1         the latest entry, for scripts
+  oath audit --schema > oath-audit.schema.json")]
 pub struct AuditArgs {
     /// Only this session (a prefix of the id is enough)
     #[arg(long)]
@@ -70,6 +74,10 @@ pub struct AuditArgs {
     /// Print JSON Lines for scripts: one object per entry
     #[arg(long)]
     pub json: bool,
+    /// Print the JSON Schema of the audit files' records (one per line of
+    /// `<state>/projects/<project>/audit/<session>.jsonl`) and exit
+    #[arg(long, conflicts_with_all = ["session", "decision", "domain", "since", "until", "events", "limit", "json"])]
+    pub schema: bool,
 }
 
 /// Parses `--since`/`--until`: an RFC 3339 instant (`2026-03-01T09:00:00Z`, any offset), a
@@ -186,6 +194,12 @@ fn target(pre: &Value, root: &str) -> String {
 
 /// Runs `oath audit`.
 pub fn run(args: &AuditArgs) -> Result<ExitCode> {
+    if args.schema {
+        let text = serde_json::to_string_pretty(&crate::audit::record::schema())
+            .map_err(|e| CliError::new(format!("cannot print the schema: {e}")))?;
+        ui::out(&text);
+        return Ok(ExitCode::SUCCESS);
+    }
     let env = Env::from_process();
     let project = Project::resolve(&env, None);
     let now = Timestamp::now();

@@ -22,9 +22,12 @@ use std::path::Path;
 use std::time::Duration;
 
 use rustix::io::Errno;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::audit;
+use crate::audit::{
+    self,
+    record::{self, Record},
+};
 use crate::clock::Timestamp;
 use crate::env::observer as var;
 use crate::project::Project;
@@ -102,15 +105,17 @@ fn run_within(
         let Ok(script) = command.script() else {
             continue;
         };
-        let mut f = Map::new();
-        f.insert("session_id".into(), json!(input.session_id));
-        f.insert("tool_use_id".into(), json!(input.tool_use_id));
-        f.insert("tool_name".into(), json!(tool));
-        f.insert("hook".into(), json!(input.event.as_str()));
-        f.insert("outcome".into(), json!(outcome.as_str()));
-        f.insert("index".into(), json!(index));
-        f.insert("run".into(), audit::loggable(&json!(script)));
-        f.insert("async".into(), json!(command.is_async));
+        let mut f = record::Observer {
+            session_id: input.session_id.clone(),
+            tool_use_id: input.tool_use_id.clone(),
+            tool_name: tool.to_owned(),
+            hook: input.event.as_str().to_owned(),
+            outcome: outcome.into(),
+            index,
+            run: audit::loggable(&json!(script)),
+            is_async: command.is_async,
+            ..Default::default()
+        };
         let label = format!("postToolUse.commands[{index}]");
         if command.is_async {
             let log = log_path(&dir, now, index, input);
@@ -124,12 +129,12 @@ fn run_within(
             });
             match started {
                 Ok(pid) => {
-                    f.insert("pid".into(), json!(pid));
-                    f.insert("log".into(), json!(log.display().to_string()));
+                    f.pid = Some(pid);
+                    f.log = Some(log.display().to_string());
                 }
                 Err(e) => {
                     warnings.push(format!("{label} could not start: {e}"));
-                    f.insert("error".into(), json!(e.to_string()));
+                    f.error = Some(e.to_string());
                 }
             }
         } else {
@@ -139,12 +144,11 @@ fn run_within(
                     "{label} skipped: the synchronous commands of this call used the whole {} s budget",
                     budget.as_secs_f64()
                 ));
-                f.insert("skipped".into(), json!("budget"));
-                if let Err(e) = audit::append(
+                f.skipped = Some("budget".into());
+                if let Err(e) = audit::write(
                     &project.audit_file(input.session_or_unknown()),
-                    "observer",
                     now,
-                    f,
+                    &Record::Observer(f),
                 ) {
                     warnings.push(format!("audit not written: {e}"));
                 }
@@ -166,22 +170,19 @@ fn run_within(
                     } else if let Some(sig) = r.signal {
                         warnings.push(format!("{label} was killed by signal {sig}"));
                     }
-                    r.record(&mut f);
+                    f.ran = Some(r.record());
                 }
                 Err(e) => {
                     warnings.push(format!("{label} could not start: {e}"));
-                    f.insert("error".into(), json!(e.to_string()));
+                    f.error = Some(e.to_string());
                 }
             }
         }
-        if reduced {
-            f.insert("env_reduced".into(), json!(true));
-        }
-        if let Err(e) = audit::append(
+        f.env_reduced = reduced.then_some(true);
+        if let Err(e) = audit::write(
             &project.audit_file(input.session_or_unknown()),
-            "observer",
             now,
-            f,
+            &Record::Observer(f),
         ) {
             warnings.push(format!("audit not written: {e}"));
         }

@@ -10,10 +10,10 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use super::OUTPUT_HEAD_BYTES;
-use crate::audit;
+use crate::audit::{self, record};
 
 /// Time between SIGTERM and SIGKILL for a timed-out command's process group.
 const KILL_GRACE: Duration = Duration::from_millis(1000);
@@ -109,16 +109,18 @@ pub(super) struct SyncResult {
 }
 
 impl SyncResult {
-    /// Adds the result to an audit record's fields.
-    pub(super) fn record(&self, f: &mut Map<String, Value>) {
-        f.insert("exit_code".into(), json!(self.exit_code));
-        f.insert("signal".into(), json!(self.signal));
-        f.insert("timed_out".into(), json!(self.timed_out));
-        f.insert("duration_ms".into(), json!(self.duration_ms as u64));
-        f.insert("stdout".into(), audit::loggable(&json!(self.stdout)));
-        f.insert("stdout_bytes".into(), json!(self.stdout_bytes));
-        f.insert("stderr".into(), audit::loggable(&json!(self.stderr)));
-        f.insert("stderr_bytes".into(), json!(self.stderr_bytes));
+    /// Returns the result as an audit record's fields.
+    pub(super) fn record(&self) -> record::Ran {
+        record::Ran {
+            exit_code: self.exit_code,
+            signal: self.signal,
+            timed_out: self.timed_out,
+            duration_ms: self.duration_ms as u64,
+            stdout: audit::loggable(&json!(self.stdout)),
+            stdout_bytes: self.stdout_bytes,
+            stderr: audit::loggable(&json!(self.stderr)),
+            stderr_bytes: self.stderr_bytes,
+        }
     }
 }
 

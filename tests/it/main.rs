@@ -4,6 +4,7 @@
 mod adapters;
 mod agents_protect;
 mod audit;
+mod audit_schema;
 mod budgets;
 mod bypass;
 mod captured;
