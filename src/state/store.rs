@@ -723,7 +723,10 @@ fn append_line(path: &Path, line: &str) -> Result<(), StateError> {
     // copying at a page boundary when a fatal signal is pending, so a killed writer can
     // leave half a record with no newline. A record starts on a line of its own, so that
     // half record stays one unreadable line (readers skip and count it) and the next
-    // record is whole.
+    // record is whole. Writers take turns (a lock on the log itself) so that no one reads
+    // the tail of a record another is still copying; one that cannot have the lock soon
+    // (its holder stopped) appends anyway: a blank line at worst, which readers skip.
+    let _turn = wait_for_turn(&file);
     let torn = ends_mid_line(&mut file).map_err(io_err("read", path))?;
     let mut buf = Vec::with_capacity(line.len() + 2);
     if torn {
@@ -733,6 +736,24 @@ fn append_line(path: &Path, line: &str) -> Result<(), StateError> {
     buf.push(b'\n');
     file.write_all(&buf).map_err(io_err("append to", path))?;
     Ok(())
+}
+
+/// Longest wait for another writer of a log to finish its append.
+const APPEND_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Takes the exclusive lock of an open log (released when the file is closed), waiting at
+/// most [`APPEND_WAIT`]; whether it was taken.
+fn wait_for_turn(file: &File) -> bool {
+    let start = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return true,
+            Err(fs::TryLockError::WouldBlock) if start.elapsed() < APPEND_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Err(_) => return false,
+        }
+    }
 }
 
 /// Whether a file's last byte is there and is not a newline (the file position is left

@@ -272,6 +272,30 @@ fn a_record_after_a_torn_one_starts_on_its_own_line() {
     );
 }
 
+#[test]
+fn concurrent_appends_of_records_over_a_page_stay_whole_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.jsonl");
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                for n in 0..40 {
+                    let pad = "x".repeat(3000 + 700 * t);
+                    append_line(&path, &format!(r#"{{"t":{t},"n":{n},"pad":"{pad}"}}"#)).unwrap();
+                }
+            })
+        })
+        .collect();
+    threads.into_iter().for_each(|t| t.join().unwrap());
+    let text = fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 320);
+    for l in lines {
+        serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("{e}: {l:.80}"));
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn symlinked_log_is_not_appended_through() {
