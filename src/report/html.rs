@@ -151,9 +151,9 @@ fn header(h: &mut String, model: &Model, meta: &Meta) {
         esc(&meta.generated.iso_seconds()),
         env!("CARGO_PKG_VERSION")
     ));
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<header><h1>oath session report: {}</h1><p class=\"sub\">{}</p></header>\n",
+        "<header><h1>oath session report: {}</h1><p class=\"sub\">{}</p></header>",
         esc(&meta.project),
         parts.join(" · ")
     );
@@ -242,11 +242,11 @@ fn timeline(h: &mut String, model: &Model) {
     }
     h.push_str("</div>\n");
     let zoom_max = (n / 50).clamp(1, 64);
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<div class=\"tools\"><label for=\"zoom\">zoom</label><input id=\"zoom\" type=\"range\" \
          min=\"1\" max=\"{zoom_max}\" step=\"1\" value=\"1\"><span>{} · one column per call, \
-         oldest left; hover or click a call for its details</span></div>\n",
+         oldest left; hover or click a call for its details</span></div>",
         if n == 1 {
             "1 call".to_owned()
         } else {

@@ -21,10 +21,7 @@ pub fn strikes_by_call(errors: &ErrorsFile) -> HashMap<String, u32> {
 
 /// Returns the latest valid KPT report of a session among `(file stem, text)` pairs (the
 /// latest by id, `kpt-YYYYMMDD-NNN`); drafts still holding placeholders are not valid.
-pub fn kpt_for<'a>(
-    files: impl IntoIterator<Item = (String, String)>,
-    session: &'a str,
-) -> Option<Report> {
+pub fn kpt_for(files: impl IntoIterator<Item = (String, String)>, session: &str) -> Option<Report> {
     files
         .into_iter()
         .filter_map(|(stem, text)| report::validate(&text, Some(&stem)).ok())
