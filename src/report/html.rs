@@ -187,6 +187,9 @@ fn totals(h: &mut String, model: &Model) {
     h.push_str("</section>\n");
 }
 
+/// Least distance between two threshold labels, in percent of the trust chart's height.
+const LABEL_GAP: f64 = 6.5;
+
 /// Height of the trust chart in viewBox units: a score of 1 at 5, 0 at 105.
 const TRUST_H: f64 = 110.0;
 
@@ -270,11 +273,21 @@ fn timeline(h: &mut String, model: &Model) {
             trust_y(score) / TRUST_H * 100.0
         );
     }
-    for t in &model.thresholds {
+    // Threshold labels top-down, each at least a line below the one above it.
+    let mut labels: Vec<(f64, &super::model::Threshold)> = model
+        .thresholds
+        .iter()
+        .map(|t| (trust_y(t.trust) / TRUST_H * 100.0, t))
+        .collect();
+    labels.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut floor = f64::MIN;
+    for (top, t) in labels {
+        let top = top.max(floor);
+        floor = top + LABEL_GAP;
         let _ = write!(
             h,
             "<div class=\"tl\" style=\"top:{:.2}%;color:var(--{})\">{} {} {}{:.2}</div>",
-            trust_y(t.trust) / TRUST_H * 100.0,
+            top,
             t.kind,
             t.kind,
             t.risk.as_str(),
