@@ -151,6 +151,9 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         ..Filter::default()
     };
     let view = strike::view(&project);
+    for w in &view.warnings {
+        ui::warn(w);
+    }
     let root = project.root.display().to_string();
     let mut builder = model::Builder::new(&root, report::strikes_by_call(&view.errors));
     let stats = trail::read(&dir, &filter, |e| {

@@ -78,6 +78,10 @@ const PROBE: &str = r#"<script>
       document.querySelectorAll("svg.marks path[data-kind=call]").forEach(function (p) {
         out.marks[p.getAttribute("class")] = (p.getAttribute("d").match(/M/g) || []).length;
       });
+      out.notes = {};
+      document.querySelectorAll("svg.marks path[data-kind=note]").forEach(function (p) {
+        out.notes[p.getAttribute("class")] = (p.getAttribute("d").match(/M/g) || []).length;
+      });
       out.lines = {};
       document.querySelectorAll("svg.trust polyline").forEach(function (l) {
         out.lines[l.getAttribute("data-domain")] = l.points.numberOfItems;
@@ -371,6 +375,17 @@ fn report_of_a_real_session_renders_in_chromium() {
     let want: BTreeMap<String, u64> = applied.iter().map(|(d, n)| (d.clone(), n + 1)).collect();
     assert_eq!(lines, want, "trust points: {probe}");
     assert!(probe["thresholds"].as_u64().unwrap_or(0) > 0, "{probe}");
+    let failures = run
+        .records("outcome")
+        .iter()
+        .filter(|r| r["outcome"] == "failure")
+        .count() as u64;
+    assert_eq!(failures, 2, "{}", run.audit_text());
+    assert_eq!(probe["notes"]["fail"], failures, "{probe}");
+    assert_eq!(
+        probe["notes"]["strike"], 1,
+        "the second identical failure: {probe}"
+    );
     assert_eq!(probe["kpt"], true, "the retrospective is shown");
     let tip = probe["tip"].as_str().unwrap_or("");
     assert!(
