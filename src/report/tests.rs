@@ -388,6 +388,15 @@ fn the_retrospective_shows_only_when_the_session_has_one() {
     ]
     .map(|(s, t)| (s.to_owned(), t));
     m.kpt = kpt_for(files, SESSION);
+    let leaked = KPT.replace(
+        "turns 3-10",
+        "GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345",
+    );
+    let redacted = kpt_for([("kpt-20260301-002".to_owned(), leaked)], SESSION).unwrap();
+    assert!(
+        !redacted.keep[0].evidence.contains("ghp_0123"),
+        "{redacted:?}"
+    );
     assert_eq!(
         m.kpt.as_ref().map(|r| r.id.as_str()),
         Some("kpt-20260301-002")

@@ -323,3 +323,30 @@ fn ten_thousand_calls_make_a_small_page() {
     assert!(elements(&page) < 300, "{} elements", elements(&page));
     assert!(page.len() < 3_000_000, "{} bytes", page.len());
 }
+
+#[test]
+fn the_default_session_is_the_one_with_the_latest_record() {
+    let env = TestEnv::new();
+    // `early` starts first but ends last; `middle` lies inside it.
+    let record = |session: &str, n: usize, secs: i64| {
+        json!({"v": 1, "kind": "pre", "session_id": session, "tool_use_id": format!("t{n}"),
+               "timestamp": oath::clock::Timestamp::from_unix(1_772_355_600 + secs).iso_millis(),
+               "tool_name": "Bash", "tool_input": {"command": "ls"}, "domain": "file_read",
+               "decision": "allow"})
+    };
+    for (session, times) in [("early-session", [0, 900]), ("middle-session", [100, 200])] {
+        let path = env.audit_file(session);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let text: String = times
+            .iter()
+            .enumerate()
+            .map(|(n, t)| format!("{}\n", record(session, n, *t)))
+            .collect();
+        std::fs::write(path, text).unwrap();
+    }
+    let out = env.oath().args(["report", "-o", "-"]).output().unwrap();
+    assert!(out.status.success());
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.contains("title=\"early-session\""));
+    assert!(!page.contains("middle-session"));
+}
