@@ -300,7 +300,9 @@ fn timeline(h: &mut String, model: &Model) {
     let height = lanes.len() * LANE;
     let _ = write!(
         h,
-        "<div class=\"scroll\"><div class=\"canvas\" id=\"canvas\">\
+        "<div class=\"scroll\"><div class=\"canvas\" id=\"canvas\" tabindex=\"0\" \
+         aria-label=\"tool calls: click one, then the arrow keys move between calls\">\
+         <div id=\"cursor\" hidden></div>\
          <svg class=\"marks\" style=\"--mh:{height}px\" viewBox=\"0 0 {n} {height}\" \
          preserveAspectRatio=\"none\" role=\"img\" aria-label=\"one mark per tool call, by decision\">"
     );

@@ -56,7 +56,23 @@
     tip.style.top = Math.max(4, y) + "px";
   });
   canvas.addEventListener("mouseleave", function () { tip.hidden = true; });
-  canvas.addEventListener("click", function (e) { var i = at(e); if (i >= 0) fill(detail, i); });
+  // The selected call: its details below the chart and a cursor over its column; the arrow
+  // keys move it once the chart has focus.
+  var cursor = el("cursor"), selected = -1;
+  function select(i) {
+    selected = Math.max(0, Math.min(n - 1, i));
+    fill(detail, selected);
+    cursor.hidden = false;
+    cursor.style.left = (selected / n * 100) + "%";
+    cursor.style.width = "max(2px, " + (100 / n) + "%)";
+  }
+  canvas.addEventListener("click", function (e) { var i = at(e); if (i >= 0) { select(i); canvas.focus(); } });
+  canvas.addEventListener("keydown", function (e) {
+    var step = { ArrowLeft: -1, ArrowRight: 1, PageUp: -10, PageDown: 10, Home: -n, End: n }[e.key];
+    if (step === undefined) return;
+    e.preventDefault();
+    select(selected < 0 ? 0 : selected + step);
+  });
   function stroke() {
     var per = canvas.getBoundingClientRect().width / n;
     document.documentElement.style.setProperty("--sw", Math.max(1, Math.min(8, per * 0.7)) + "px");

@@ -98,6 +98,9 @@ const PROBE: &str = r#"<script>
         out.tip = tip.hidden ? null : tip.textContent;
         canvas.dispatchEvent(new MouseEvent("click", opts));
         out.detail = document.getElementById("detail").textContent;
+        canvas.dispatchEvent(new KeyboardEvent("keydown", { bubbles: true, key: "ArrowRight" }));
+        out.after_key = document.getElementById("detail").textContent;
+        out.cursor = !document.getElementById("cursor").hidden;
         out.canvas_width = r.width;
       }
     } catch (e) {
@@ -396,6 +399,9 @@ fn report_of_a_real_session_renders_in_chromium() {
         probe["detail"].as_str().unwrap_or("").contains("decision"),
         "{probe}"
     );
+    let after_key = probe["after_key"].as_str().unwrap_or("");
+    assert!(after_key.contains("call2 of"), "arrow key: {after_key:?}");
+    assert_eq!(probe["cursor"], true, "{probe}");
 
     let png = artefacts().join("report.png");
     screenshot(&browser, &work, &page, &png);
