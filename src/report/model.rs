@@ -97,7 +97,8 @@ pub struct Call {
     pub outcome: String,
     /// Who refused a call that never ran (`client`, `oath`).
     pub refused_by: String,
-    /// The error of a failure, cut as the audit cuts.
+    /// The error of a failure (or the client's text for a call it refused), cut as the audit
+    /// cuts.
     pub error: String,
     /// The trust change an outcome applied: before and after.
     pub trust: Option<(f64, f64)>,
@@ -278,12 +279,20 @@ impl Builder {
             .and_then(|o| o["outcome"].as_str())
             .unwrap_or("pending")
             .to_owned();
+        // The error of a failure, else the client's text for a call it refused.
         let error = outcomes
             .iter()
             .rev()
             .find_map(|o| o["error"].as_str())
+            .or_else(|| last.and_then(|o| o["reason"].as_str()))
             .map(cut)
             .unwrap_or_default();
+        // The risk and, in records that name it, its kind (`medium, reversible`).
+        let risk = match (pre["risk_category"].as_str(), pre["risk_kind"].as_str()) {
+            (Some(r), Some(k)) => cut(&format!("{r}, {k}")),
+            (Some(r), None) => cut(r),
+            _ => String::new(),
+        };
         let applied = outcomes.iter().find(|o| o["trust_applied"] == true);
         let trust = applied.and_then(|o| {
             Some((
@@ -306,7 +315,7 @@ impl Builder {
             target: target(&pre, &self.root),
             mark,
             domain: domain.clone(),
-            risk: text(&pre, "risk_category"),
+            risk,
             rule: text(&pre, "rule"),
             reason,
             outcome,

@@ -22,7 +22,7 @@
     add("rule", S[c[6]]);
     add("reason", S[c[7]]);
     add("outcome", S[c[8]] + (S[c[9]] ? " by " + S[c[9]] : ""));
-    add("error", S[c[10]]);
+    add(c[8] !== undefined && S[c[8]] === "failure" ? "error" : "message", S[c[10]]);
     if (c[11] !== null) add("trust", c[11].toFixed(3) + " \u2192 " + c[12].toFixed(3));
     if (c[13]) add("strike", c[13]);
     if (c[14]) add("escalation", "asked or denied by a 3-strike escalation");

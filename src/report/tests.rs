@@ -168,6 +168,7 @@ fn one_mark_per_call_in_the_lane_of_its_decision() {
     );
     assert_eq!(m.calls[4].outcome, "denied");
     assert_eq!(m.calls[4].refused_by, "oath");
+    assert_eq!(m.calls[0].risk, "low");
     assert_eq!(m.prompts, vec![0]);
 }
 
@@ -429,4 +430,23 @@ fn an_empty_trail_makes_a_page_that_says_so() {
     let p = page(&m);
     assert!(p.contains("No tool calls"));
     assert!(p.contains("id=\"calls\""));
+}
+
+#[test]
+fn the_risk_kind_and_a_refusal_text_are_shown_when_the_records_hold_them() {
+    let mut p = pre(
+        1,
+        "ask",
+        "git_remote",
+        json!({"command": "git push -f"}),
+        "r",
+    );
+    p["risk_kind"] = json!("irreversible");
+    let refused = json!({"v": 1, "kind": "outcome", "timestamp": at(1), "session_id": SESSION,
+        "tool_use_id": "toolu_1", "outcome": "refused", "refused_by": "client",
+        "reason": "The user doesn't want to proceed", "trust_applied": false});
+    let m = model_of(&[p, refused], HashMap::new());
+    assert_eq!(m.calls[0].risk, "low, irreversible");
+    assert_eq!(m.calls[0].outcome, "refused");
+    assert_eq!(m.calls[0].error, "The user doesn't want to proceed");
 }
