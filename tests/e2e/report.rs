@@ -312,8 +312,8 @@ omission: []
 
 #[test]
 fn report_of_a_real_session_renders_in_chromium() {
-    let Some(p) = Project::new() else { return };
     let Some(browser) = chromium() else { return };
+    let Some(p) = Project::new() else { return };
     p.write("notes.txt", "hello <report> & friends\n");
     let victim = p.home().join("important");
     std::fs::create_dir_all(&victim).expect("victim dir");
@@ -410,8 +410,8 @@ fn report_of_a_real_session_renders_in_chromium() {
 
 #[test]
 fn report_of_ten_thousand_calls_renders_in_chromium() {
-    let Some(p) = Project::new() else { return };
     let Some(browser) = chromium() else { return };
+    let Some(p) = Project::new() else { return };
     // A short real session gives the project its state folder; a synthetic one is added.
     let run = p.run(
         "Look",
