@@ -33,6 +33,8 @@ pub enum Command {
     Demo(cmd::demo::DemoArgs),
     /// Show the audit trail
     Audit(cmd::audit::AuditArgs),
+    /// Write a self-contained HTML report of a session: timeline, trust, strikes, KPT
+    Report(cmd::report::ReportArgs),
     /// Show or set the project phase (planning, building, auditing)
     Phase(cmd::phase::PhaseArgs),
     /// Register oath's hooks and slash commands in Claude Code settings
@@ -120,6 +122,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Status(args) => cmd::status::run(&args),
         Command::Demo(args) => cmd::demo::run(&args),
         Command::Audit(args) => cmd::audit::run(&args),
+        Command::Report(args) => cmd::report::run(&args),
         Command::Phase(args) => cmd::phase::run(&args),
         Command::Install(args) => cmd::install::run_install(&args),
         Command::Uninstall(args) => cmd::install::run_uninstall(&args),

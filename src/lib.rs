@@ -41,6 +41,7 @@ pub mod project;
 pub mod protocol;
 pub mod redact;
 pub mod refusal;
+pub mod report;
 pub mod rules;
 pub mod shell;
 pub mod state;

@@ -12,5 +12,6 @@ pub mod install;
 pub mod kpt;
 pub mod phase;
 pub mod redact;
+pub mod report;
 pub mod rules;
 pub mod status;

@@ -20,6 +20,7 @@ mod install;
 mod kpt;
 mod observers;
 mod refusals;
+mod report;
 mod safety;
 mod strikes;
 mod trust_gate;

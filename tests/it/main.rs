@@ -28,6 +28,7 @@ mod packs;
 mod payloads;
 mod project_config;
 mod refusals;
+mod report;
 mod safety;
 mod scripts;
 mod secrets;
