@@ -327,7 +327,8 @@ mod tests {
         let outcome = json!({"v":1,"kind":"outcome","session_id":"s1","tool_use_id":"t1",
             "outcome":"failure","trust_score_before":0.3,"trust_score_after":0.255,
             "trust_applied":true,"duration_ms":12,"hook":"PostToolUseFailure","error":"e"});
-        let cases: Vec<(Value, &str, Vec<(&str, Option<AnyValue>)>, i32)> = vec![
+        type Case<'a> = (Value, &'a str, Vec<(&'a str, Option<AnyValue>)>, i32);
+        let cases: Vec<Case> = vec![
             (
                 pre.clone(),
                 "oath.pre",
