@@ -653,3 +653,50 @@ fn list(dir: &Path) -> Vec<PathBuf> {
         .map(|d| d.map(|e| e.unwrap().path()).collect())
         .unwrap_or_default()
 }
+
+#[test]
+fn install_export_registers_async_export_handlers_once_and_uninstall_removes_them() {
+    let env = TestEnv::new();
+    let settings = env.home().join(".claude/settings.json");
+    let read =
+        || -> Value { serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap() };
+    let export_handlers = |v: &Value| -> Vec<(String, Value)> {
+        let mut out = Vec::new();
+        for (event, groups) in v["hooks"].as_object().unwrap() {
+            for g in groups.as_array().unwrap() {
+                for h in g["hooks"].as_array().unwrap() {
+                    if h["args"] == json!(["export", "otlp", "--project"]) {
+                        out.push((event.clone(), h.clone()));
+                    }
+                }
+            }
+        }
+        out
+    };
+    for _ in 0..2 {
+        let out = env.oath().args(["install", "--export"]).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v = read();
+        let handlers = export_handlers(&v);
+        let events: Vec<&str> = handlers.iter().map(|(e, _)| e.as_str()).collect();
+        assert_eq!(events, ["Stop", "SessionEnd"], "once each, run after run");
+        for (_, h) in &handlers {
+            assert_eq!(h["async"], true);
+            assert!(h["timeout"].as_u64().unwrap() >= 10);
+            let bin = Path::new(h["command"].as_str().unwrap());
+            assert!(bin.is_absolute());
+        }
+        // oath's own hook handler is there too.
+        assert!(v["hooks"]["PreToolUse"].to_string().contains("\"hook\""));
+    }
+    let out = env.oath().arg("uninstall").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let left = std::fs::read_to_string(&settings).unwrap_or_default();
+    assert!(!left.contains("export"), "{left}");
+    let codex = env
+        .oath()
+        .args(["install", "--export", "--agent", "codex"])
+        .output()
+        .unwrap();
+    assert!(!codex.status.success());
+}
