@@ -77,6 +77,9 @@ fn otlp(args: &OtlpArgs) -> Result<ExitCode> {
             e.code = EXIT_USAGE;
             e
         })?;
+    if args.dry_run {
+        settings.protocol = Protocol::Json;
+    }
     let state_root = env.state_root();
     let only = args.project.then(|| {
         project
@@ -87,17 +90,36 @@ fn otlp(args: &OtlpArgs) -> Result<ExitCode> {
     });
     let sources = export::sources(&state_root, only.as_deref())
         .map_err(|e| CliError::new(format!("cannot list the audit trails: {e}")))?;
-    let result = if args.dry_run {
-        settings.protocol = Protocol::Json;
-        export::run(&state_root, &sources, &settings, &mut Print, false)
+    let kpt_dir = crate::kpt::reports_dir(&env, &loaded.config.kpt);
+    let in_project = |session: &str| project.audit_file(session).is_file();
+    let session_filter: Option<&dyn Fn(&str) -> bool> = if args.project {
+        Some(&in_project)
     } else {
-        export::run(
-            &state_root,
-            &sources,
-            &settings,
-            &mut Http::new(&settings),
-            true,
-        )
+        None
+    };
+    let send = |transport: &mut dyn export::Transport, move_cursors: bool| {
+        let mut summary = export::run(&state_root, &sources, &settings, transport, move_cursors)?;
+        if let Some(dir) = &kpt_dir {
+            export::kpt::run(
+                &state_root,
+                dir,
+                session_filter,
+                &settings,
+                transport,
+                move_cursors,
+                &mut summary,
+            )
+            .map_err(|message| export::Failed {
+                summary: summary.clone(),
+                message,
+            })?;
+        }
+        Ok::<_, export::Failed>(summary)
+    };
+    let result = if args.dry_run {
+        send(&mut Print, false)
+    } else {
+        send(&mut Http::new(&settings), true)
     };
     match result {
         Ok(summary) => {

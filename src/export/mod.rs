@@ -13,6 +13,7 @@
 
 pub mod cursor;
 pub mod http;
+pub mod kpt;
 pub mod otlp;
 pub mod settings;
 
@@ -147,6 +148,16 @@ pub fn run(
     Ok(summary)
 }
 
+/// A request's body in the settings' protocol.
+pub fn encode(settings: &Settings, batch: &[otlp::LogRecord]) -> Vec<u8> {
+    match settings.protocol {
+        Protocol::Json => otlp::to_json(&settings.resource, batch)
+            .to_string()
+            .into_bytes(),
+        Protocol::Protobuf => otlp::to_protobuf(&settings.resource, batch),
+    }
+}
+
 /// Exports one file from its cursor.
 fn export_file(
     state_root: &Path,
@@ -250,13 +261,7 @@ fn export_file(
             return Ok(());
         }
         if !batch.is_empty() {
-            let body = match settings.protocol {
-                Protocol::Json => otlp::to_json(&settings.resource, &batch)
-                    .to_string()
-                    .into_bytes(),
-                Protocol::Protobuf => otlp::to_protobuf(&settings.resource, &batch),
-            };
-            transport.send(body)?;
+            transport.send(encode(settings, &batch))?;
             summary.requests += 1;
             summary.records += batch.len() as u64;
         }

@@ -700,3 +700,70 @@ fn install_export_registers_async_export_handlers_once_and_uninstall_removes_the
         .unwrap();
     assert!(!codex.status.success());
 }
+
+#[test]
+fn a_valid_kpt_report_is_sent_once_and_again_when_it_changes() {
+    let env = TestEnv::new();
+    seed(&env);
+    let session = captured()[0]["hook_stdin_same_tool_use_id"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let dir = env.home().join(".claude/hurikaeri");
+    std::fs::create_dir_all(&dir).unwrap();
+    let case = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/kpt/kpt-20260208-001.yaml"),
+    )
+    .unwrap();
+    let report = case.replacen(
+        "created_at: 2026-02-08T15:00:00Z\n",
+        &format!("created_at: 2026-02-08T15:00:00Z\nsession_id: {session}\n"),
+        1,
+    );
+    assert_ne!(report, case);
+    std::fs::write(dir.join("kpt-20260208-001.yaml"), &report).unwrap();
+    // A draft with placeholders waits.
+    std::fs::write(
+        dir.join("kpt-20260208-002.yaml"),
+        "id: kpt-20260208-002\nsession_summary: TODO(judgement)\n",
+    )
+    .unwrap();
+    let receiver = Receiver::start(Mode::Ok);
+    let kpt = |r: &Receiver| -> Vec<Flat> {
+        r.accepted()
+            .into_iter()
+            .filter(|x| x.event_name == "oath.kpt")
+            .collect()
+    };
+    assert!(
+        export_cmd(&env, &receiver.base, "http/protobuf", &["--project"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let sent = kpt(&receiver);
+    assert_eq!(sent.len(), 1);
+    let k = &sent[0];
+    assert_eq!(k.str("session.id"), Some(session.as_str()));
+    assert_eq!(k.str("oath.kpt.id"), Some("kpt-20260208-001"));
+    assert_eq!(k.str("oath.outcome"), Some("partial"));
+    assert_eq!(k.attr("oath.kpt.keep").map(|(t, _)| t), Some("intValue"));
+    let at = oath::clock::Timestamp::parse("2026-02-08T15:00:00Z").unwrap();
+    assert_eq!(i128::from(k.time_unix_nano), at.unix_millis() * 1_000_000);
+
+    assert!(export(&env, &receiver.base, "http/json").status.success());
+    assert_eq!(kpt(&receiver).len(), 1, "sent once");
+    std::fs::write(
+        dir.join("kpt-20260208-001.yaml"),
+        report.replace(
+            "認証ミドルウェアを実装した",
+            "認証ミドルウェアを実装し、テストした",
+        ),
+    )
+    .unwrap();
+    assert!(export(&env, &receiver.base, "http/json").status.success());
+    let sent = kpt(&receiver);
+    assert_eq!(sent.len(), 2, "sent again once changed");
+    assert_ne!(sent[0].str("oath.record_id"), sent[1].str("oath.record_id"));
+}
