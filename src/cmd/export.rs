@@ -24,7 +24,8 @@ pub enum ExportCommand {
     /// Send the audit trail to an OpenTelemetry collector as OTLP/HTTP log records
     #[command(after_help = "\
 Sends what was added to the audit trail since the last run: decisions (oath.pre), outcomes
-(oath.outcome), session events, observer and refusal records, one log record each, with
+(oath.outcome), session events, observer and refusal records, one log record each, and the
+valid KPT reports not sent yet (oath.kpt), with
 Claude Code's names for the keys that join its own telemetry (session.id, prompt.id,
 tool_use_id, tool_name) and oath's fields as oath.<field>. A cursor per audit file moves only
 once the collector accepted a batch: a failed or killed run loses nothing, and a record sent
