@@ -69,7 +69,7 @@ fn otlp(args: &OtlpArgs) -> Result<ExitCode> {
     let env = Env::from_process();
     let project = Project::resolve(&env, None);
     let loaded = Config::in_force(&env, &project);
-    for w in &loaded.warnings {
+    for w in loaded.warnings.iter().chain(&loaded.unapproved_notice()) {
         ui::warn(&format!("configuration: {w}"));
     }
     let mut settings =
