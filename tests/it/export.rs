@@ -767,3 +767,32 @@ fn a_valid_kpt_report_is_sent_once_and_again_when_it_changes() {
     assert_eq!(sent.len(), 2, "sent again once changed");
     assert_ne!(sent[0].str("oath.record_id"), sent[1].str("oath.record_id"));
 }
+
+#[test]
+fn the_receiver_refuses_unknown_fields_and_mistyped_values() {
+    use crate::otlp_receiver::{decode_json, decode_protobuf};
+    let good = json!({"resourceLogs": [{"resource": {"attributes": []}, "scopeLogs": [{
+        "scope": {"name": "oath"}, "logRecords": [{"timeUnixNano": "1", "eventName": "oath.pre",
+        "attributes": [{"key": "n", "value": {"intValue": "3"}}]}]}]}]});
+    decode_json(good.to_string().as_bytes());
+    let mut unknown = good.clone();
+    unknown["resourceLogs"][0]["scopeLogs"][0]["logRecords"][0]["eventname"] = json!("x");
+    let mut mistyped = good.clone();
+    mistyped["resourceLogs"][0]["scopeLogs"][0]["logRecords"][0]["attributes"][0]["value"] =
+        json!({"intValue": 3});
+    let mut time_number = good.clone();
+    time_number["resourceLogs"][0]["scopeLogs"][0]["logRecords"][0]["timeUnixNano"] = json!(1);
+    for bad in [unknown, mistyped, time_number] {
+        let body = bad.to_string();
+        assert!(
+            std::panic::catch_unwind(|| decode_json(body.as_bytes())).is_err(),
+            "accepted {body}"
+        );
+    }
+    // Protobuf: a field the definitions do not have (99, a varint) after a valid message.
+    let valid = vec![0x0a, 0x00];
+    decode_protobuf(&valid);
+    let mut extra = valid.clone();
+    extra.extend_from_slice(&[0x98, 0x06, 0x01]);
+    assert!(std::panic::catch_unwind(|| decode_protobuf(&extra)).is_err());
+}
