@@ -109,5 +109,8 @@ fn otlp_every_oath_decision_joins_a_claude_code_tool_decision() {
     }
     assert!(pre.iter().any(|d| d.str("oath.decision") == Some("deny")));
     assert!(pre.iter().any(|d| d.str("oath.decision") == Some("allow")));
-    eprintln!("otlp: {joined} oath decisions joined Claude Code's tool_decision records");
+    let with_prompt = pre.iter().filter(|d| d.str("prompt.id").is_some()).count();
+    eprintln!(
+        "otlp: {with_prompt} with prompt.id; {joined} oath decisions joined Claude Code's tool_decision records"
+    );
 }
