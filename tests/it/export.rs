@@ -646,14 +646,6 @@ fn dry_run_prints_the_requests_and_moves_nothing_and_project_limits_the_files() 
     assert_eq!(all.last().unwrap().str("oath.project"), Some("other-0000"));
 }
 
-/// A path's files, for a failing assertion's message.
-#[allow(dead_code)]
-fn list(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .map(|d| d.map(|e| e.unwrap().path()).collect())
-        .unwrap_or_default()
-}
-
 #[test]
 fn install_export_registers_async_export_handlers_once_and_uninstall_removes_them() {
     let env = TestEnv::new();
