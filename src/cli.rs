@@ -51,6 +51,8 @@ pub enum Command {
     Errors(cmd::errors::ErrorsArgs),
     /// Write, validate and apply KPT session retrospectives
     Kpt(cmd::kpt::KptArgs),
+    /// Ship the audit trail to an OpenTelemetry collector
+    Export(cmd::export::ExportArgs),
     /// Mask secrets in a text as oath does in everything it writes
     Redact(cmd::redact::RedactArgs),
     /// Print shell completions
@@ -131,6 +133,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Rules(args) => cmd::rules::run(&args),
         Command::Errors(args) => cmd::errors::run(&args),
         Command::Kpt(args) => cmd::kpt::run(&args),
+        Command::Export(args) => cmd::export::run(&args),
         Command::Redact(args) => cmd::redact::run(&args),
         Command::Completions(args) => cmd::completions::run(&args),
     };

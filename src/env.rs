@@ -29,6 +29,47 @@ pub const HOME: &str = "HOME";
 /// Disables colour in human output.
 pub const NO_COLOR: &str = "NO_COLOR";
 
+/// The OpenTelemetry exporter's variables `oath export otlp` reads (never the hook).
+pub mod otel {
+    /// Base URL of the collector (`/v1/logs` appended).
+    pub const ENDPOINT: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
+    /// URL of the logs endpoint, as it is.
+    pub const LOGS_ENDPOINT: &str = "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT";
+    /// Headers, `key=value,...`, URL-encoded.
+    pub const HEADERS: &str = "OTEL_EXPORTER_OTLP_HEADERS";
+    /// Headers of log requests.
+    pub const LOGS_HEADERS: &str = "OTEL_EXPORTER_OTLP_LOGS_HEADERS";
+    /// `http/protobuf` or `http/json`.
+    pub const PROTOCOL: &str = "OTEL_EXPORTER_OTLP_PROTOCOL";
+    /// Protocol of log requests.
+    pub const LOGS_PROTOCOL: &str = "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL";
+    /// Time allowed for a request, in milliseconds.
+    pub const TIMEOUT: &str = "OTEL_EXPORTER_OTLP_TIMEOUT";
+    /// Time allowed for a log request, in milliseconds.
+    pub const LOGS_TIMEOUT: &str = "OTEL_EXPORTER_OTLP_LOGS_TIMEOUT";
+    /// Resource attributes, `key=value,...`, URL-encoded.
+    pub const RESOURCE_ATTRIBUTES: &str = "OTEL_RESOURCE_ATTRIBUTES";
+    /// The resource's `service.name`.
+    pub const SERVICE_NAME: &str = "OTEL_SERVICE_NAME";
+    /// `1`: also send each call's tool input (Claude Code's name).
+    pub const LOG_TOOL_DETAILS: &str = "OTEL_LOG_TOOL_DETAILS";
+
+    /// Every one, for `oath doctor`.
+    pub const ALL: [&str; 11] = [
+        ENDPOINT,
+        LOGS_ENDPOINT,
+        HEADERS,
+        LOGS_HEADERS,
+        PROTOCOL,
+        LOGS_PROTOCOL,
+        TIMEOUT,
+        LOGS_TIMEOUT,
+        RESOURCE_ATTRIBUTES,
+        SERVICE_NAME,
+        LOG_TOOL_DETAILS,
+    ];
+}
+
 /// Variables oath sets (never reads) for `postToolUse` commands, seed 002's names included so
 /// scripts written for that design run unchanged.
 pub mod observer {
@@ -92,6 +133,14 @@ pub const ALL: &[(&str, &str)] = &[
     (XDG_CONFIG_HOME, "XDG config base dir"),
     (HOME, "home directory"),
     (NO_COLOR, "disable colour"),
+    (
+        otel::ENDPOINT,
+        "`oath export otlp`: collector base URL (and the other OTEL_EXPORTER_OTLP_* keys)",
+    ),
+    (
+        otel::RESOURCE_ATTRIBUTES,
+        "`oath export otlp`: resource attributes key=value,...",
+    ),
 ];
 
 /// Returns a non-empty variable as a string.

@@ -29,6 +29,7 @@ pub mod config;
 pub mod decide;
 pub mod env;
 pub mod error;
+pub mod export;
 pub mod gate;
 pub mod gitignore;
 pub mod hook;

@@ -40,8 +40,8 @@ pub mod settings;
 use apply::{remove_backed_up, write_backed_up};
 
 pub use settings::{
-    Form, Merge, Removal, Settings, check_shape, diff, handler, is_oath_handler, merge_hooks,
-    remove_hooks, shell_quote, stale_binaries, unquote,
+    Form, Merge, Removal, Settings, check_shape, diff, handler, is_oath_handler, merge_export,
+    merge_hooks, remove_export, remove_hooks, shell_quote, stale_binaries, unquote,
 };
 
 /// Where oath is registered.
@@ -130,6 +130,11 @@ pub struct InstallArgs {
     /// Print the changes as a diff and write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Also ship the audit trail to your OpenTelemetry collector at the end of each turn and
+    /// session: `oath export otlp --project` as an async Stop and SessionEnd hook (configured
+    /// by `export.otlp` in your oath configuration: hooks do not get OTEL_* variables)
+    #[arg(long)]
+    pub export: bool,
 }
 
 /// Remove exactly what `oath install` added.
@@ -533,6 +538,10 @@ fn uninstall_commands(
 pub fn run_install(args: &InstallArgs) -> Result<ExitCode> {
     let env = Env::from_process();
     let exe = current_exe()?;
+    if args.export && args.agent != Agent::Claude {
+        return Err(CliError::new("--export is for Claude Code only")
+            .hint("run `oath export otlp` from cron or a systemd timer instead"));
+    }
     if args.agent != Agent::Claude {
         let codex = agents::codex_trust::find_codex();
         return agents::install(
@@ -551,7 +560,7 @@ pub fn run_install(args: &InstallArgs) -> Result<ExitCode> {
         args.scope.scope(),
         &exe,
         version,
-        args.dry_run,
+        (args.dry_run, args.export),
         Timestamp::now(),
     )
 }
@@ -562,7 +571,7 @@ pub fn install(
     scope: Scope,
     exe: &str,
     version: Option<Version>,
-    dry_run: bool,
+    (dry_run, export): (bool, bool),
     now: Timestamp,
 ) -> Result<ExitCode> {
     let t = target(env, scope)?;
@@ -580,7 +589,18 @@ pub fn install(
         .unwrap_or_default();
     known.extend(stale_binaries(&settings.value));
     let mut value = settings.value.clone();
-    let merge = merge_hooks(&mut value, exe, form, &known);
+    let mut merge = merge_hooks(&mut value, exe, form, &known);
+    if export {
+        let m = merge_export(&mut value, exe, form, &known);
+        merge.created_hooks |= m.created_hooks;
+        merge.created_events.extend(m.created_events);
+        merge
+            .added
+            .extend(m.added.into_iter().map(|e| format!("{e} (export)")));
+        merge
+            .updated
+            .extend(m.updated.into_iter().map(|e| format!("{e} (export)")));
+    }
 
     ui::out(&format!(
         "oath install ({} scope{})",
@@ -785,7 +805,8 @@ pub fn uninstall(
     } else {
         check_shape(&t.settings, &settings.value)?;
         let mut value = settings.value.clone();
-        let removal = remove_hooks(&mut value, &exes, manifest.as_ref());
+        let mut removal = remove_hooks(&mut value, &exes, manifest.as_ref());
+        removal.handlers += remove_export(&mut value, &exes, manifest.as_ref()).handlers;
         if value == settings.value {
             ui::out(&format!(
                 "  {}: oath is not registered there",

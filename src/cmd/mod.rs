@@ -7,6 +7,7 @@ pub mod demo;
 pub mod doctor;
 pub mod errors;
 pub mod explain;
+pub mod export;
 pub mod hook;
 pub mod install;
 pub mod kpt;

@@ -11,6 +11,7 @@
 
 pub mod approval;
 mod cache;
+pub mod export;
 pub mod glob;
 
 use std::path::{Path, PathBuf};
@@ -73,6 +74,8 @@ pub struct Config {
     pub strikes: StrikeConfig,
     /// KPT retrospectives.
     pub kpt: KptConfig,
+    /// Shipping the audit trail elsewhere (`oath export otlp`).
+    pub export: export::ExportConfig,
 }
 
 /// A configuration problem, naming the file (and line, when known).

@@ -94,6 +94,8 @@ pub struct Opts {
     pub allowed_tools: Option<String>,
     /// Whether the client writes its debug log (`--debug-file`, read into [`Run::debug_log`]).
     pub debug_log: bool,
+    /// More variables for the client (its telemetry's, for one).
+    pub env: Vec<(String, String)>,
 }
 
 impl Opts {
@@ -227,6 +229,9 @@ impl Project {
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
             .env("DISABLE_AUTOUPDATER", "1")
             .args(["-p", prompt, "--output-format", "json"]);
+        for (k, v) in &opts.env {
+            cmd.env(k, v);
+        }
         if let Some(tools) = &opts.allowed_tools {
             cmd.args(["--allowedTools", tools]);
         }

@@ -10,6 +10,8 @@ mod engine;
 mod gemini_server;
 mod harness;
 mod loopback;
+#[path = "../it/otlp_receiver.rs"]
+mod otlp_receiver;
 mod server;
 
 mod agents_oath;
@@ -19,6 +21,7 @@ mod hook_events;
 mod install;
 mod kpt;
 mod observers;
+mod otlp;
 mod refusals;
 mod report;
 mod safety;

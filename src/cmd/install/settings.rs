@@ -403,6 +403,68 @@ pub fn merge_events(
     m
 }
 
+/// The events `oath install --export` adds `oath export otlp --project` to, as an async
+/// handler: Stop (each turn's end) and SessionEnd. 15 s: the request's default 10 s and the
+/// start; async, it holds nothing up, and a kill at `-p` teardown loses nothing (the cursor
+/// moves only once the collector accepted a batch).
+pub const EXPORT_EVENTS: &[EventSpec] = &[("Stop", None, 15), ("SessionEnd", None, 15)];
+
+/// The arguments of the export handler.
+const EXPORT_ARGS: [&str; 3] = ["export", "otlp", "--project"];
+
+/// Returns the export handler for one event.
+pub fn export_handler(exe: &str, form: Form, timeout: u64) -> Value {
+    match form {
+        Form::Exec => json!({"type": "command", "command": exe, "args": EXPORT_ARGS,
+                             "async": true, "timeout": timeout}),
+        Form::Shell => json!({"type": "command",
+                              "command": format!("{} {}", shell_quote(exe), EXPORT_ARGS.join(" ")),
+                              "async": true, "timeout": timeout}),
+    }
+}
+
+/// Returns whether a handler is oath's export handler, registered for one of `exes`.
+pub fn is_export_handler(h: &Value, exes: &[String]) -> bool {
+    let Some(obj) = h.as_object() else {
+        return false;
+    };
+    let Some(cmd) = obj.get("command").and_then(Value::as_str) else {
+        return false;
+    };
+    if obj.get("type").and_then(Value::as_str) != Some("command") {
+        return false;
+    }
+    match obj.get("args") {
+        Some(args) => args == &json!(EXPORT_ARGS) && exes.iter().any(|e| e == cmd),
+        None => cmd
+            .strip_suffix(&format!(" {}", EXPORT_ARGS.join(" ")))
+            .map(unquote)
+            .is_some_and(|b| exes.contains(&b)),
+    }
+}
+
+/// Merges the export handlers (`oath install --export`), as [`merge_hooks`] does oath's.
+pub fn merge_export(root: &mut Value, exe: &str, form: Form, known: &[String]) -> Merge {
+    let mut all: Vec<String> = known.to_vec();
+    all.push(exe.to_owned());
+    merge_events(
+        root,
+        EXPORT_EVENTS,
+        |timeout| export_handler(exe, form, timeout),
+        |h| is_export_handler(h, &all),
+    )
+}
+
+/// Removes the export handlers, as [`remove_hooks`] does oath's.
+pub fn remove_export(root: &mut Value, exes: &[String], manifest: Option<&Manifest>) -> Removal {
+    remove_events(
+        root,
+        EXPORT_EVENTS,
+        |h| is_export_handler(h, exes),
+        manifest,
+    )
+}
+
 /// What a removal did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Removal {
