@@ -121,13 +121,6 @@ pub fn after_tool(
     r.cascade = cascade.then_some(true);
     r.interrupted = interrupted.then_some(true);
     r.error = input.error_text().map(|err| audit::loggable(&json!(err)));
-    if let Err(e) = audit::write(
-        &project.audit_file(input.session_or_unknown()),
-        now,
-        &Record::Outcome(r),
-    ) {
-        warnings.push(format!("audit not written: {e}"));
-    }
 
     let mut answer = Answer::silent(&input.event);
     if config.strikes.enabled {
@@ -135,6 +128,8 @@ pub fn after_tool(
             if let Some(notice) =
                 strike::on_failure(project, input, now, &config.strikes, &mut warnings)
             {
+                r.strike = Some(notice.strike);
+                r.error_hash = Some(notice.hash);
                 if let Some(c) = notice.context {
                     answer = answer.with_context(c);
                 }
@@ -145,6 +140,13 @@ pub fn after_tool(
         } else if outcome == Outcome::Success {
             strike::on_success(project, input, now, &config.strikes, &mut warnings);
         }
+    }
+    if let Err(e) = audit::write(
+        &project.audit_file(input.session_or_unknown()),
+        now,
+        &Record::Outcome(r),
+    ) {
+        warnings.push(format!("audit not written: {e}"));
     }
     observers::run_after_tool(
         project,
@@ -186,6 +188,8 @@ pub fn outcome_record(
         cascade: None,
         interrupted: None,
         error: None,
+        strike: None,
+        error_hash: None,
         reason: None,
         agent_id: input.agent_id.clone(),
     }

@@ -116,6 +116,8 @@ fn record(
         cascade: None,
         interrupted: None,
         error: None,
+        strike: None,
+        error_hash: None,
         reason: reason.map(|r| audit::loggable(&json!(r))),
         agent_id: input.agent_id.clone(),
     };

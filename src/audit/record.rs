@@ -228,6 +228,13 @@ pub struct Outcome {
     /// The failure's error text, redacted, cut.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Value>,
+    /// The 3-strike count of this failure's error after it (2 warns the model, 3 and more
+    /// stop the loop: the next call of the same intent is asked), when it was counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strike: Option<u32>,
+    /// The error's 3-strike hash (`oath errors show HASH`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_hash: Option<String>,
     /// Why the call was refused, when the client said.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<Value>,

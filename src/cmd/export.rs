@@ -41,7 +41,8 @@ variables win). A project's .oath.yaml sets them only once approved (`oath confi
 
 Examples:
   oath export otlp                     every project's trail (a cron job or systemd timer)
-  oath export otlp --project           only this project's (what the Stop hook runs)
+  oath export otlp --project           only this project's
+  oath export otlp --project --hook    the same, exit 0 whatever happens (the Stop hook's)
   oath export otlp --dry-run | jq .    the requests as OTLP/JSON, nothing sent or moved")]
     Otlp(OtlpArgs),
 }
@@ -56,11 +57,22 @@ pub struct OtlpArgs {
     /// moves
     #[arg(long)]
     pub dry_run: bool,
+    /// Run as a client's hook (what `oath install --export` registers): exit 0 even when
+    /// the collector refused or the settings are wrong, saying so on stderr; the hook's input
+    /// is not read
+    #[arg(long, conflicts_with = "dry_run")]
+    pub hook: bool,
 }
 
 /// Runs `oath export`.
 pub fn run(args: &ExportArgs) -> Result<ExitCode> {
     match &args.command {
+        // A hook never exits 1 (the client would report a failed hook every turn while a
+        // collector is down); the next run sends what this one could not.
+        ExportCommand::Otlp(a) if a.hook => Ok(otlp(a).unwrap_or_else(|e| {
+            ui::error(&format!("oath export otlp: {}", e.message));
+            ExitCode::SUCCESS
+        })),
         ExportCommand::Otlp(a) => otlp(a),
     }
 }

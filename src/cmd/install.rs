@@ -131,7 +131,7 @@ pub struct InstallArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// Also ship the audit trail to your OpenTelemetry collector at the end of each turn and
-    /// session: `oath export otlp --project` as an async Stop and SessionEnd hook (configured
+    /// session: `oath export otlp --project --hook` as an async Stop and SessionEnd hook (configured
     /// by `export.otlp` in your oath configuration: hooks do not get OTEL_* variables)
     #[arg(long)]
     pub export: bool,

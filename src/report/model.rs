@@ -237,7 +237,8 @@ pub fn target(pre: &Value, root: &str) -> String {
 
 impl Builder {
     /// Starts a model for a project rooted at `root` (taken off paths), with the strike count
-    /// of each failed call by `tool_use_id` (from the 3-strike log).
+    /// of each failed call by `tool_use_id` from the 3-strike log (for outcome records written
+    /// before they carried their `strike`).
     pub fn new(root: &str, strikes: HashMap<String, u32>) -> Self {
         Self {
             root: root.to_owned(),
@@ -302,10 +303,18 @@ impl Builder {
         });
         let domain = e.domain().unwrap_or("").to_owned();
         let reason = text(&pre, "reason");
-        let strike = e
-            .tool_use_id
-            .as_deref()
-            .and_then(|id| self.strikes.get(id).copied())
+        // The outcome record's own count (written since the audit carries it), else the
+        // 3-strike log's (older trails).
+        let recorded = outcomes
+            .iter()
+            .find_map(|o| o["strike"].as_u64())
+            .and_then(|n| u32::try_from(n).ok());
+        let strike = recorded
+            .or_else(|| {
+                e.tool_use_id
+                    .as_deref()
+                    .and_then(|id| self.strikes.get(id).copied())
+            })
             .filter(|_| outcome == "failure");
         let escalation = matches!(mark, Mark::Ask | Mark::Deny) && reason.contains("3-strike");
         let call = Call {

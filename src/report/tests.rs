@@ -372,6 +372,23 @@ omission: []
 ";
 
 #[test]
+fn the_outcome_record_s_own_strike_count_wins_over_the_3_strike_log() {
+    let cmd = json!({"command": "cargo test"});
+    let mut records = Vec::new();
+    for n in 1..=3 {
+        records.push(pre(n, "allow", "test_run", cmd.clone(), "ok"));
+        let mut o = outcome(n, "test_run", false, Some((0.5, 0.45)));
+        o["strike"] = json!(n);
+        records.push(o);
+    }
+    // The log is another branch's (or was reset): it does not know these calls.
+    let m = model_of(&records, HashMap::new());
+    let s: Vec<Option<u32>> = m.calls.iter().map(|c| c.strike).collect();
+    assert_eq!(s, [Some(1), Some(2), Some(3)]);
+    assert_eq!((m.totals.strikes, m.totals.escalations), (2, 1));
+}
+
+#[test]
 fn the_retrospective_shows_only_when_the_session_has_one() {
     let mut m = model_of(&mixed(), HashMap::new());
     assert!(!page(&m).contains("id=\"kpt\""));

@@ -312,7 +312,8 @@ fn notice(tool: &str, intent: &str, hash: &str, count: u32, headline: &str) -> S
     }
 }
 
-/// Records a PostToolUseFailure; returns the notice for strike 2 and above.
+/// Records a PostToolUseFailure; returns its strike count and notice (texts from strike 2 on),
+/// or nothing when it was not counted (a cascade, a repeated hook, or the log not written).
 pub fn on_failure(
     project: &Project,
     input: &HookInput,
@@ -347,10 +348,7 @@ pub fn on_failure(
         (true, Some(count))
     });
     match result {
-        Ok(Some(count)) => {
-            let n = notice(&tool, &intent, &hash, count, &headline);
-            (count >= store::WARN_AT).then_some(n)
-        }
+        Ok(Some(count)) => Some(notice(&tool, &intent, &hash, count, &headline)),
         Ok(None) => None,
         Err(e) => {
             warnings.push(format!("3-strike: failure not recorded: {e}"));

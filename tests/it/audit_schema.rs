@@ -180,3 +180,30 @@ fn pre_and_outcome_records_carry_the_prompt_id() {
         .collect();
     assert_eq!(with_id, ["pre", "outcome"], "{text}");
 }
+
+#[test]
+fn a_failure_s_outcome_record_carries_its_3_strike_count() {
+    let env = TestEnv::new();
+    let mut strikes = Vec::new();
+    for n in 1..=3 {
+        let id = format!("toolu_s{n}");
+        hook(
+            &env,
+            "claude",
+            json!({"hook_event_name": "PostToolUseFailure", "session_id": "s-k",
+                "tool_name": "Bash", "tool_use_id": id, "tool_input": {"command": "cargo build"},
+                "error": "Exit code 101\nerror[E0425]: cannot find value `x` in this scope"}),
+        );
+        let text = fs::read_to_string(env.audit_file("s-k")).unwrap();
+        let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(last["tool_use_id"], id.as_str());
+        strikes.push((
+            last["strike"].as_u64(),
+            last["error_hash"].as_str().map(str::len),
+        ));
+    }
+    assert_eq!(
+        strikes,
+        [(Some(1), Some(8)), (Some(2), Some(8)), (Some(3), Some(8))]
+    );
+}

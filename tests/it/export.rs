@@ -657,7 +657,7 @@ fn install_export_registers_async_export_handlers_once_and_uninstall_removes_the
         for (event, groups) in v["hooks"].as_object().unwrap() {
             for g in groups.as_array().unwrap() {
                 for h in g["hooks"].as_array().unwrap() {
-                    if h["args"] == json!(["export", "otlp", "--project"]) {
+                    if h["args"] == json!(["export", "otlp", "--project", "--hook"]) {
                         out.push((event.clone(), h.clone()));
                     }
                 }
@@ -681,6 +681,34 @@ fn install_export_registers_async_export_handlers_once_and_uninstall_removes_the
         // oath's own hook handler is there too.
         assert!(v["hooks"]["PreToolUse"].to_string().contains("\"hook\""));
     }
+    // The handler as registered, with the collector down: the run fails and says so, and
+    // exits 0 as a hook must; the same run from a shell exits 1.
+    seed(&env);
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", l.local_addr().unwrap())
+    };
+    let (_, handler) = &export_handlers(&read())[0];
+    let args: Vec<&str> = handler["args"].as_array().unwrap()[2..]
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let as_hook = export_cmd(&env, &closed, "http/json", &args)
+        .current_dir(env.project())
+        .output()
+        .unwrap();
+    assert_eq!(as_hook.status.code(), Some(0), "{}", stderr(&as_hook));
+    assert!(
+        stderr(&as_hook).contains("0 records sent"),
+        "{}",
+        stderr(&as_hook)
+    );
+    let from_shell = export_cmd(&env, &closed, "http/json", &["--project"])
+        .current_dir(env.project())
+        .output()
+        .unwrap();
+    assert_eq!(from_shell.status.code(), Some(1), "{}", stderr(&from_shell));
+
     let out = env.oath().arg("uninstall").output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let left = std::fs::read_to_string(&settings).unwrap_or_default();

@@ -403,14 +403,14 @@ pub fn merge_events(
     m
 }
 
-/// The events `oath install --export` adds `oath export otlp --project` to, as an async
+/// The events `oath install --export` adds `oath export otlp --project --hook` to, as an async
 /// handler: Stop (each turn's end) and SessionEnd. 15 s: the request's default 10 s and the
 /// start; async, it holds nothing up, and a kill at `-p` teardown loses nothing (the cursor
 /// moves only once the collector accepted a batch).
 pub const EXPORT_EVENTS: &[EventSpec] = &[("Stop", None, 15), ("SessionEnd", None, 15)];
 
 /// The arguments of the export handler.
-const EXPORT_ARGS: [&str; 3] = ["export", "otlp", "--project"];
+const EXPORT_ARGS: [&str; 4] = ["export", "otlp", "--project", "--hook"];
 
 /// Returns the export handler for one event.
 pub fn export_handler(exe: &str, form: Form, timeout: u64) -> Value {
