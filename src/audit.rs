@@ -21,6 +21,19 @@ use crate::state::{self, StateError};
 /// Version of the record schema.
 pub const RECORD_VERSION: u32 = 1;
 
+/// Keys of a `tool_input` naming what a call acts on, first found wins (the target `oath
+/// audit` and `oath report` show).
+pub const TARGET_KEYS: [&str; 8] = [
+    "command",
+    "file_path",
+    "notebook_path",
+    "pattern",
+    "url",
+    "query",
+    "path",
+    "description",
+];
+
 /// Longest string kept whole in a record; longer ones are cut with size and hash.
 pub const MAX_STRING_BYTES: usize = 2048;
 

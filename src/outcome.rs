@@ -162,8 +162,8 @@ pub fn after_tool(
     answer
 }
 
-/// Returns an outcome record of a call that ran (or whose end is unknown), trust untouched
-/// until the caller says otherwise.
+/// Returns the outcome record of `input`'s call, trust untouched and nothing refused until
+/// the caller says otherwise.
 pub fn outcome_record(
     input: &HookInput,
     tool_name: &str,

@@ -94,33 +94,17 @@ fn record(
     reason: Option<&str>,
 ) -> Result<(), String> {
     let by_oath = by == By::Oath;
-    let r = record::Outcome {
-        session_id: input.session_id.clone(),
-        tool_use_id: Some(tool_use_id.to_owned()),
-        prompt_id: input.prompt_id.clone(),
-        tool_name: tool_name.map(str::to_owned),
-        domain: seen.and_then(|s| s.domain.as_deref()).map(str::to_owned),
-        outcome: if by_oath {
-            Ending::Denied
-        } else {
-            Ending::Refused
-        },
-        refused_by: Some(by),
-        trust_score_before: None,
-        trust_score_after: None,
-        trust_applied: false,
-        duplicate: None,
-        duration_ms: None,
-        hook: input.event.as_str().to_owned(),
-        agent: input.agent,
-        cascade: None,
-        interrupted: None,
-        error: None,
-        strike: None,
-        error_hash: None,
-        reason: reason.map(|r| audit::loggable(&json!(r))),
-        agent_id: input.agent_id.clone(),
+    let ending = if by_oath {
+        Ending::Denied
+    } else {
+        Ending::Refused
     };
+    let domain = seen.and_then(|s| s.domain.as_deref());
+    let mut r = crate::outcome::outcome_record(input, "", domain, ending);
+    r.tool_use_id = Some(tool_use_id.to_owned());
+    r.tool_name = tool_name.map(str::to_owned);
+    r.refused_by = Some(by);
+    r.reason = reason.map(|r| audit::loggable(&json!(r)));
     audit::write(
         &project.audit_file(input.session_or_unknown()),
         now,

@@ -159,22 +159,28 @@ fn utc_date_time(s: &str) -> Option<Timestamp> {
     ))
 }
 
+/// Parses the value of a `--since`/`--until` option (`flag`), a usage error when it is not
+/// a time.
+pub fn time_bound(s: Option<&str>, flag: &str, now: Timestamp) -> Result<Option<Timestamp>> {
+    match s {
+        None => Ok(None),
+        Some(s) => parse_time(s, now).map(Some).ok_or_else(|| {
+            let mut e = CliError::new(format!("{flag} {s:?} is not a time")).hint(
+                "use ISO 8601 (2026-03-01 or 2026-03-01T09:00:00Z) or a relative time such as 30m, 2h, 7d",
+            );
+            e.code = EXIT_USAGE;
+            e
+        }),
+    }
+}
+
 /// Returns a short description of a call's target.
 fn target(pre: &Value, root: &str) -> String {
     let input = &pre["tool_input"];
-    let raw = [
-        "command",
-        "file_path",
-        "notebook_path",
-        "pattern",
-        "url",
-        "query",
-        "path",
-        "description",
-    ]
-    .iter()
-    .find_map(|k| input[*k].as_str())
-    .unwrap_or("");
+    let raw = crate::audit::TARGET_KEYS
+        .iter()
+        .find_map(|k| input[*k].as_str())
+        .unwrap_or("");
     let rel = raw
         .strip_prefix(root)
         .map(|r| r.trim_start_matches('/'))
@@ -203,17 +209,7 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
     let env = Env::from_process();
     let project = Project::resolve(&env, None);
     let now = Timestamp::now();
-    let bound = |s: &Option<String>, flag: &str| -> Result<Option<Timestamp>> {
-        match s {
-            None => Ok(None),
-            Some(s) => parse_time(s, now).map(Some).ok_or_else(|| {
-                let mut e = CliError::new(format!("{flag} {s:?} is not a time"))
-                    .hint("use ISO 8601 (2026-03-01 or 2026-03-01T09:00:00Z) or a relative time such as 30m, 2h, 7d");
-                e.code = EXIT_USAGE;
-                e
-            }),
-        }
-    };
+    let bound = |s: &Option<String>, flag: &str| time_bound(s.as_deref(), flag, now);
     let filter = Filter {
         session: args.session.clone(),
         since: bound(&args.since, "--since")?,

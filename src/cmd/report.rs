@@ -14,9 +14,9 @@ use std::process::ExitCode;
 use crate::audit::read::{self, ReadError};
 use crate::audit::trail::{self, Filter};
 use crate::clock::Timestamp;
-use crate::cmd::audit::parse_time;
+use crate::cmd::audit::time_bound;
 use crate::config::Config;
-use crate::error::{CliError, EXIT_USAGE, Result};
+use crate::error::{CliError, Result};
 use crate::kpt;
 use crate::project::{Env, Project};
 use crate::report::{self, html, model};
@@ -121,17 +121,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     }
     let config = loaded.config;
     let now = Timestamp::now();
-    let bound = |s: &Option<String>, flag: &str| -> Result<Option<Timestamp>> {
-        match s {
-            None => Ok(None),
-            Some(s) => parse_time(s, now).map(Some).ok_or_else(|| {
-                let mut e = CliError::new(format!("{flag} {s:?} is not a time"))
-                    .hint("use ISO 8601 (2026-03-01 or 2026-03-01T09:00:00Z) or a relative time such as 30m, 2h, 7d");
-                e.code = EXIT_USAGE;
-                e
-            }),
-        }
-    };
+    let bound = |s: &Option<String>, flag: &str| time_bound(s.as_deref(), flag, now);
     let since = bound(&args.since, "--since")?;
     let until = bound(&args.until, "--until")?;
     let dir = project.audit_dir();

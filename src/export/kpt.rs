@@ -11,7 +11,7 @@ use super::settings::Settings;
 use super::{Summary, Transport, encode};
 use crate::clock::Timestamp;
 use crate::kpt::report::{self, Report};
-use crate::state::{self, StateError};
+use crate::state;
 
 /// Maps a validated report to a log record. Pure.
 pub fn report_record(r: &Report, id: String) -> LogRecord {
@@ -62,24 +62,12 @@ pub fn run(
     let cursor_file = state_root.join("export/otlp/kpt.json");
     let now = Timestamp::now();
     let mut warnings = Vec::new();
-    let _lock = if move_cursors {
-        if let Some(d) = cursor_file.parent() {
-            state::ensure_dir(d, now, &mut warnings).map_err(|e| e.to_string())?;
+    let _lock = match super::take_turn(&cursor_file, move_cursors, now, &mut warnings)? {
+        super::Turn::Mine(lock) => lock,
+        super::Turn::Busy => {
+            summary.busy += 1;
+            return Ok(());
         }
-        match state::lock_file_of(&cursor_file, now, &mut warnings) {
-            Ok(l) => Some(l),
-            Err(StateError::Io {
-                action: "lock",
-                source,
-                ..
-            }) if source.kind() == std::io::ErrorKind::TimedOut => {
-                summary.busy += 1;
-                return Ok(());
-            }
-            Err(e) => return Err(e.to_string()),
-        }
-    } else {
-        None
     };
     let mut sent: BTreeMap<String, String> = match state::read_json(&cursor_file) {
         state::ReadOutcome::Ok(m) => m,

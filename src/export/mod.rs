@@ -182,24 +182,12 @@ fn export_file(
     if read_cursor().start(path, id).map_err(io)? == id.len && id.len > 0 {
         return Ok(());
     }
-    let _lock = if move_cursors {
-        if let Some(dir) = cursor_file.parent() {
-            state::ensure_dir(dir, now, &mut warnings).map_err(|e| e.to_string())?;
+    let _lock = match take_turn(&cursor_file, move_cursors, now, &mut warnings)? {
+        Turn::Mine(lock) => lock,
+        Turn::Busy => {
+            summary.busy += 1;
+            return Ok(());
         }
-        match state::lock_file_of(&cursor_file, now, &mut warnings) {
-            Ok(l) => Some(l),
-            Err(StateError::Io {
-                action: "lock",
-                source,
-                ..
-            }) if source.kind() == std::io::ErrorKind::TimedOut => {
-                summary.busy += 1;
-                return Ok(());
-            }
-            Err(e) => return Err(e.to_string()),
-        }
-    } else {
-        None
     };
     // Under the lock: the cursor as the last run left it.
     let id = stat()?;
@@ -273,6 +261,38 @@ fn export_file(
             state::write_raw_atomic(&cursor_file, &text).map_err(|e| e.to_string())?;
         }
         from = end;
+    }
+}
+
+/// Whether a run may read and move a cursor.
+enum Turn {
+    /// Yes, holding its lock while it does (none when cursors do not move: a dry run).
+    Mine(Option<state::FileLock>),
+    /// Another run has held it past the lock's wait: that run sends this file.
+    Busy,
+}
+
+/// Takes the lock of a cursor file (creating its folder) when cursors move.
+fn take_turn(
+    cursor_file: &Path,
+    move_cursors: bool,
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+) -> Result<Turn, String> {
+    if !move_cursors {
+        return Ok(Turn::Mine(None));
+    }
+    if let Some(dir) = cursor_file.parent() {
+        state::ensure_dir(dir, now, warnings).map_err(|e| e.to_string())?;
+    }
+    match state::lock_file_of(cursor_file, now, warnings) {
+        Ok(l) => Ok(Turn::Mine(Some(l))),
+        Err(StateError::Io {
+            action: "lock",
+            source,
+            ..
+        }) if source.kind() == std::io::ErrorKind::TimedOut => Ok(Turn::Busy),
+        Err(e) => Err(e.to_string()),
     }
 }
 

@@ -190,18 +190,6 @@ pub struct Builder {
     lines: BTreeMap<String, usize>,
 }
 
-/// Keys of `tool_input` naming what a call acts on, first found wins (as `oath audit`).
-const TARGET_KEYS: [&str; 8] = [
-    "command",
-    "file_path",
-    "notebook_path",
-    "pattern",
-    "url",
-    "query",
-    "path",
-    "description",
-];
-
 /// Returns a text cut as the audit cuts strings ([`audit::loggable`]).
 fn cut(s: &str) -> String {
     if s.len() > audit::MAX_STRING_BYTES {
@@ -221,7 +209,7 @@ fn text(v: &Value, key: &str) -> String {
 /// Returns what a call acts on, the project root taken off paths.
 pub fn target(pre: &Value, root: &str) -> String {
     let input = &pre["tool_input"];
-    let raw = TARGET_KEYS
+    let raw = crate::audit::TARGET_KEYS
         .iter()
         .find_map(|k| input[*k].as_str())
         .unwrap_or("");
