@@ -35,7 +35,7 @@ pub fn report_record(r: &Report, id: String) -> LogRecord {
         ("oath.kpt.omission".into(), count(r.omission.len())),
         (
             "oath.session_summary".into(),
-            AnyValue::Str(r.session_summary.clone()),
+            AnyValue::Str(crate::redact::redact_str(&r.session_summary).into_owned()),
         ),
     ]);
     LogRecord {

@@ -9,6 +9,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::redact;
+
 /// The instrumentation scope's name.
 pub const SCOPE: &str = "oath";
 
@@ -134,19 +136,21 @@ pub fn map_record(
     }
 }
 
-/// A field's value as an attribute value: `None` for null. Objects and arrays are sent as
-/// their JSON text.
+/// A field's value as an attribute value, texts redacted: `None` for null. Objects and arrays
+/// are sent as their JSON text.
 fn any_value(field: &str, value: &Value) -> Option<AnyValue> {
     Some(match value {
         Value::Null => return None,
         Value::Bool(b) => AnyValue::Bool(*b),
-        Value::String(s) => AnyValue::Str(s.clone()),
+        // Redacted again: a trail written by an earlier oath (whose table knew fewer secret
+        // formats) or edited by hand leaves the machine masked by today's table.
+        Value::String(s) => AnyValue::Str(redact::redact_str(s).into_owned()),
         Value::Number(n) if DOUBLES.contains(&field) => AnyValue::Double(n.as_f64()?),
         Value::Number(n) => match n.as_i64() {
             Some(i) => AnyValue::Int(i),
             None => AnyValue::Double(n.as_f64()?),
         },
-        other => AnyValue::Str(other.to_string()),
+        other => AnyValue::Str(redact::redact_str(&other.to_string()).into_owned()),
     })
 }
 

@@ -816,3 +816,38 @@ fn the_receiver_refuses_unknown_fields_and_mistyped_values() {
     extra.extend_from_slice(&[0x98, 0x06, 0x01]);
     assert!(std::panic::catch_unwind(|| decode_protobuf(&extra)).is_err());
 }
+
+#[test]
+fn a_secret_an_earlier_oath_left_in_clear_leaves_the_machine_masked() {
+    let env = TestEnv::new();
+    let dir = env.state_dir().join("audit");
+    std::fs::create_dir_all(&dir).unwrap();
+    // What a trail from before the redaction table knew a format holds (written directly).
+    let token = "ghp_R8q2mX7vLp4sT9wZk3nB6cY1dF5gH0jQ2aE4";
+    let pre = json!({"v": 1, "kind": "pre", "timestamp": "2026-11-25T20:08:11.665Z",
+        "session_id": "old", "tool_use_id": "toolu_old", "tool_name": "Bash",
+        "tool_input": {"command": format!("git push https://x:{token}@github.com/o/r")},
+        "decision": "allow", "reason": format!("token {token}")});
+    let failure = json!({"v": 1, "kind": "outcome", "timestamp": "2026-11-25T20:08:12.665Z",
+        "session_id": "old", "tool_use_id": "toolu_old", "tool_name": "Bash",
+        "outcome": "failure", "error": format!("remote: bad credentials {token}")});
+    std::fs::write(dir.join("old.jsonl"), format!("{pre}\n{failure}\n")).unwrap();
+    let out = export_cmd(
+        &env,
+        &refused_base(),
+        "http/json",
+        &["--dry-run", "--project"],
+    )
+    .env("OTEL_LOG_TOOL_DETAILS", "1")
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert!(printed.contains("toolu_old"), "{printed}");
+    assert!(
+        printed.contains("oath.tool_input"),
+        "details asked: {printed}"
+    );
+    assert!(!printed.contains(&token[4..]), "{printed}");
+    assert!(printed.contains("[REDACTED]"), "{printed}");
+}
