@@ -1,7 +1,7 @@
 //! Issue 32: `oath export otlp` beside Claude Code's own telemetry. Claude Code (telemetry on,
 //! OTLP/HTTP JSON) and `oath export otlp` send to the same loopback receiver; every decision
 //! oath exports joins a Claude Code `tool_decision` record by `tool_use_id`, in the same
-//! session (and prompt, when oath's record has the prompt id).
+//! session and prompt.
 
 use std::collections::BTreeMap;
 
@@ -98,9 +98,9 @@ fn otlp_every_oath_decision_joins_a_claude_code_tool_decision() {
         assert_eq!(d.str("session.id"), c.str("session.id"), "{id}");
         assert_eq!(d.str("session.id"), Some(run.session_id.as_str()));
         assert_eq!(d.str("tool_name"), c.str("tool_name"), "{id}");
-        if let Some(prompt) = d.str("prompt.id") {
-            assert_eq!(Some(prompt), c.str("prompt.id"), "{id}");
-        }
+        // The audit records the client's prompt_id (2.1.332 sends it with every call).
+        assert!(d.str("prompt.id").is_some(), "{id}: no prompt.id");
+        assert_eq!(d.str("prompt.id"), c.str("prompt.id"), "{id}");
         if d.str("oath.decision") == Some("deny") {
             assert_eq!(c.str("decision"), Some("reject"), "{id}");
             assert_eq!(c.str("source"), Some("hook"), "{id}");
