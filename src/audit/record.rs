@@ -89,7 +89,9 @@ pub struct Pre {
     /// The worst risk of its parts.
     pub risk_category: Risk,
     /// The kind of risk of the deciding part: reversible work is trust-gated, irreversible
-    /// and not understood are asked, catastrophic denied.
+    /// and not understood are asked, catastrophic denied (records written before 2026-11-26
+    /// lack it).
+    #[serde(default)]
     pub risk_kind: Kind,
     /// The risk as a number (1 low to 4 critical).
     pub risk_value: u8,
@@ -113,7 +115,9 @@ pub struct Pre {
     pub recommended_model: Model,
     /// The project's phase, when one is set.
     pub phase: Option<Phase>,
-    /// The client that asked.
+    /// The client that asked (records written before oath served Codex CLI and Gemini CLI
+    /// lack it: Claude Code).
+    #[serde(default)]
     pub agent: Agent,
     /// What the client was answered when it differs from `decision`: an ask becomes a deny
     /// for a client that cannot ask.
@@ -217,7 +221,9 @@ pub struct Outcome {
     pub duration_ms: Option<u64>,
     /// The hook event that reported it.
     pub hook: String,
-    /// The client.
+    /// The client (records written before oath served Codex CLI and Gemini CLI lack it:
+    /// Claude Code).
+    #[serde(default)]
     pub agent: Agent,
     /// True for a failure caused by a sibling call's failure (not a strike).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -250,7 +256,9 @@ pub struct SessionStart {
     pub session_id: Option<String>,
     /// `startup`, `resume`, `clear` or `compact`.
     pub source: Option<String>,
-    /// The client.
+    /// The client (records written before oath served Codex CLI and Gemini CLI lack it:
+    /// Claude Code).
+    #[serde(default)]
     pub agent: Agent,
 }
 
@@ -261,7 +269,9 @@ pub struct Event {
     pub session_id: Option<String>,
     /// The event (`Stop`, `SessionEnd`, `UserPromptSubmit`, ...).
     pub hook_event_name: String,
-    /// The client.
+    /// The client (records written before oath served Codex CLI and Gemini CLI lack it:
+    /// Claude Code).
+    #[serde(default)]
     pub agent: Agent,
     /// The event's `source`, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -287,7 +297,9 @@ pub struct UnknownEvent {
     pub session_id: Option<String>,
     /// The event's name as the client sent it.
     pub hook_event_name: String,
-    /// The client.
+    /// The client (records written before oath served Codex CLI and Gemini CLI lack it:
+    /// Claude Code).
+    #[serde(default)]
     pub agent: Agent,
 }
 

@@ -8,6 +8,7 @@ use crate::export::http::{Http, Print};
 use crate::export::settings::{self, Protocol};
 use crate::export::{self, Summary};
 use crate::project::{Env, Project};
+use crate::redact;
 use crate::ui;
 
 /// Ship the audit trail elsewhere.
@@ -30,14 +31,17 @@ Claude Code's names for the keys that join its own telemetry (session.id, prompt
 tool_use_id, tool_name) and oath's fields as oath.<field>. A cursor per audit file moves only
 once the collector accepted a batch: a failed or killed run loses nothing, and a record sent
 twice has the same oath.record_id. No retries: the exit code is 1 when the collector refused
-or did not answer, and the next run sends again.
+or did not answer, and the next run sends again (a collector that does not answer ends the
+run; a refused file waits while the others are sent). A batch answered 400, which OTLP says
+never to send again, is dropped and reported, so it cannot block its file for good.
 
 Configured as OpenTelemetry exporters are: OTEL_EXPORTER_OTLP_ENDPOINT (base URL, /v1/logs
 appended; default http://localhost:4318), OTEL_EXPORTER_OTLP_LOGS_ENDPOINT (as it is),
 OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, the default, or
 http/json), OTEL_EXPORTER_OTLP_TIMEOUT (ms), their _LOGS_ forms, OTEL_RESOURCE_ATTRIBUTES and
 OTEL_SERVICE_NAME; or the same keys under export.otlp in oath's user configuration (the
-variables win). A project's .oath.yaml sets them only once approved (`oath config trust`).
+variables win). A project's .oath.yaml sets them only once approved (`oath config trust`), and
+only for its own trail (--project); a run over every project follows the user's settings.
 
 Examples:
   oath export otlp                     every project's trail (a cron job or systemd timer)
@@ -80,7 +84,17 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
 fn otlp(args: &OtlpArgs) -> Result<ExitCode> {
     let env = Env::from_process();
     let project = Project::resolve(&env, None);
-    let loaded = Config::in_force(&env, &project);
+    // Every project's trail goes where the user's settings say: a project's file (even an
+    // approved one) may choose where its own trail goes (`--project`), never the others'.
+    let loaded = if args.project {
+        Config::in_force(&env, &project)
+    } else {
+        Config::load_checked(
+            env.user_config_path().as_deref(),
+            None,
+            crate::config::approval::Approvals::default,
+        )
+    };
     for w in loaded.warnings.iter().chain(&loaded.unapproved_notice()) {
         ui::warn(&format!("configuration: {w}"));
     }
@@ -134,16 +148,26 @@ fn otlp(args: &OtlpArgs) -> Result<ExitCode> {
     } else {
         send(&mut Http::new(&settings), true)
     };
-    match result {
-        Ok(summary) => {
-            ui::error(&line(&summary, args.dry_run, &settings.url));
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(failed) => {
-            ui::error(&line(&failed.summary, args.dry_run, &settings.url));
-            Err(CliError::new(failed.message)
-                .hint("nothing was lost: the next run sends what was not accepted"))
-        }
+    // The endpoint may hold a password (`http://user:pass@host`): every line is redacted.
+    let say = |text: &str| ui::error(&redact::redact_str(text));
+    let (summary, failure) = match result {
+        Ok(summary) => (summary, None),
+        Err(failed) => (failed.summary, Some(failed.message)),
+    };
+    say(&line(&summary, args.dry_run, &settings.url));
+    for m in &summary.rejections {
+        say(&format!(
+            "oath export otlp: rejected as malformed, dropped: {m}"
+        ));
+    }
+    match failure {
+        Some(message) => Err(CliError::new(redact::redact_str(&message).into_owned())
+            .hint("nothing was lost: the next run sends what was not accepted")),
+        None if summary.rejected > 0 => Err(CliError::new(format!(
+            "the collector rejected {} record(s) as malformed (400); they were dropped, the rest was sent",
+            summary.rejected
+        ))),
+        None => Ok(ExitCode::SUCCESS),
     }
 }
 
@@ -169,6 +193,18 @@ fn line(s: &Summary, dry_run: bool, url: &str) -> String {
         text.push_str(&format!(
             ", {} replaced file(s) read from the start",
             s.restarted
+        ));
+    }
+    if s.left > 0 {
+        text.push_str(&format!(
+            ", {} file(s) left for the next run (refused)",
+            s.left
+        ));
+    }
+    if s.rejected > 0 {
+        text.push_str(&format!(
+            ", {} record(s) rejected as malformed and dropped",
+            s.rejected
         ));
     }
     if s.busy > 0 {

@@ -1,8 +1,8 @@
 //! The one edge that talks to the collector: a blocking POST per batch, with the request's
 //! time bounded and no retry (the next run sends again what was not accepted).
 
-use super::Transport;
 use super::settings::Settings;
+use super::{SendError, Transport};
 
 /// Posts batches to the collector.
 pub struct Http<'a> {
@@ -26,7 +26,7 @@ impl<'a> Http<'a> {
 }
 
 impl Transport for Http<'_> {
-    fn send(&mut self, body: Vec<u8>) -> Result<(), String> {
+    fn send(&mut self, body: Vec<u8>) -> Result<(), SendError> {
         let url = &self.settings.url;
         let mut req = self
             .agent
@@ -37,7 +37,7 @@ impl Transport for Http<'_> {
         }
         let mut resp = req
             .send(&body[..])
-            .map_err(|e| format!("{url}: no answer: {e}"))?;
+            .map_err(|e| SendError::Unreachable(format!("{url}: no answer: {e}")))?;
         let status = resp.status();
         if status.is_success() {
             return Ok(());
@@ -49,11 +49,17 @@ impl Transport for Http<'_> {
             .read_to_string()
             .unwrap_or_default();
         let text = text.trim();
-        Err(format!(
+        let message = format!(
             "{url}: the collector answered {status}{}{}",
             if text.is_empty() { "" } else { ": " },
             text.chars().take(300).collect::<String>()
-        ))
+        );
+        // OTLP/HTTP: 400 is a request the collector will never take, not to be sent again.
+        Err(if status.as_u16() == 400 {
+            SendError::Rejected(message)
+        } else {
+            SendError::Refused(message)
+        })
     }
 }
 
@@ -61,7 +67,7 @@ impl Transport for Http<'_> {
 pub struct Print;
 
 impl Transport for Print {
-    fn send(&mut self, body: Vec<u8>) -> Result<(), String> {
+    fn send(&mut self, body: Vec<u8>) -> Result<(), SendError> {
         crate::ui::out(&String::from_utf8_lossy(&body));
         Ok(())
     }

@@ -107,9 +107,16 @@ pub fn run(
     if batch.is_empty() {
         return Ok(());
     }
-    transport.send(encode(settings, &batch))?;
     summary.requests += 1;
-    summary.records += batch.len() as u64;
+    match transport.send(encode(settings, &batch)) {
+        Ok(()) => summary.records += batch.len() as u64,
+        // Malformed for this collector: counted and reported, not sent again.
+        Err(super::SendError::Rejected(m)) => {
+            summary.rejected += batch.len() as u64;
+            summary.rejections.push(m);
+        }
+        Err(e) => return Err(e.message().to_owned()),
+    }
     if move_cursors {
         sent.extend(marks);
         let mut text = serde_json::to_vec(&sent).map_err(|e| e.to_string())?;

@@ -35,7 +35,30 @@ pub const MAX_BYTES: usize = 4 * 1024 * 1024;
 /// Where batches go.
 pub trait Transport {
     /// Sends one request body; an error is the collector's refusal (or no answer).
-    fn send(&mut self, body: Vec<u8>) -> Result<(), String>;
+    fn send(&mut self, body: Vec<u8>) -> Result<(), SendError>;
+}
+
+/// Why a request was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendError {
+    /// No answer (refused connection, timeout): the collector is unreachable, so the run
+    /// stops; the next one sends again.
+    Unreachable(String),
+    /// An answer other than success that may pass later (a 5xx, 429, 413, ...): this file
+    /// waits for the next run, the other files are still tried.
+    Refused(String),
+    /// `400 Bad Request`, which OTLP says not to send again: the batch is dropped, counted
+    /// and reported, and the cursor moves past it (else it would block the file for good).
+    Rejected(String),
+}
+
+impl SendError {
+    /// The message.
+    pub fn message(&self) -> &str {
+        match self {
+            Self::Unreachable(m) | Self::Refused(m) | Self::Rejected(m) => m,
+        }
+    }
 }
 
 /// An audit file to export.
@@ -62,6 +85,12 @@ pub struct Summary {
     pub restarted: u64,
     /// Files another run was exporting (their lock was held): left to it.
     pub busy: u64,
+    /// Files left for the next run (their batch was refused).
+    pub left: u64,
+    /// Records in batches the collector rejected as malformed (400): dropped.
+    pub rejected: u64,
+    /// The collector's answers to them.
+    pub rejections: Vec<String>,
 }
 
 /// A run's failure, after what it did.
@@ -123,7 +152,9 @@ pub fn cursor_path(state_root: &Path, source: &Source) -> PathBuf {
         .join(format!("{name}.json"))
 }
 
-/// Exports every source in turn; stops at the first refusal. With `move_cursors` false
+/// Exports every source in turn. A collector that does not answer stops the run; one that
+/// refuses a file's batch leaves that file for the next run and the others are tried; the
+/// run fails if any file was left. With `move_cursors` false
 /// (`--dry-run`) nothing is written and no lock is taken.
 pub fn run(
     state_root: &Path,
@@ -133,8 +164,9 @@ pub fn run(
     move_cursors: bool,
 ) -> Result<Summary, Failed> {
     let mut summary = Summary::default();
+    let mut first: Option<String> = None;
     for source in sources {
-        if let Err(message) = export_file(
+        match export_file(
             state_root,
             source,
             settings,
@@ -142,10 +174,37 @@ pub fn run(
             move_cursors,
             &mut summary,
         ) {
-            return Err(Failed { summary, message });
+            Ok(()) => {}
+            Err(Stop::Unreachable(message)) => {
+                return Err(Failed {
+                    summary,
+                    message: first.unwrap_or(message),
+                });
+            }
+            Err(Stop::File(message)) => {
+                summary.left += 1;
+                first.get_or_insert(message);
+            }
         }
     }
-    Ok(summary)
+    match first {
+        Some(message) => Err(Failed { summary, message }),
+        None => Ok(summary),
+    }
+}
+
+/// Why a file's export stopped.
+enum Stop {
+    /// The collector did not answer: stop the run.
+    Unreachable(String),
+    /// This file only (refused, or an error reading it or writing its cursor).
+    File(String),
+}
+
+impl From<String> for Stop {
+    fn from(message: String) -> Self {
+        Self::File(message)
+    }
 }
 
 /// A request's body in the settings' protocol.
@@ -166,7 +225,7 @@ fn export_file(
     transport: &mut dyn Transport,
     move_cursors: bool,
     summary: &mut Summary,
-) -> Result<(), String> {
+) -> Result<(), Stop> {
     let path = &source.path;
     let io = |e: std::io::Error| format!("{}: {e}", path.display());
     let cursor_file = cursor_path(state_root, source);
@@ -249,9 +308,19 @@ fn export_file(
             return Ok(());
         }
         if !batch.is_empty() {
-            transport.send(encode(settings, &batch))?;
-            summary.requests += 1;
-            summary.records += batch.len() as u64;
+            match transport.send(encode(settings, &batch)) {
+                Ok(()) => {
+                    summary.requests += 1;
+                    summary.records += batch.len() as u64;
+                }
+                Err(SendError::Rejected(m)) => {
+                    summary.requests += 1;
+                    summary.rejected += batch.len() as u64;
+                    summary.rejections.push(m);
+                }
+                Err(SendError::Refused(m)) => return Err(Stop::File(m)),
+                Err(SendError::Unreachable(m)) => return Err(Stop::Unreachable(m)),
+            }
         }
         if move_cursors {
             let c = Cursor::at(path, id, end).map_err(io)?;

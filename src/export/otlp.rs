@@ -60,8 +60,9 @@ const DOUBLES: [&str; 5] = [
     "risk_weight",
 ];
 
-/// Fields sent only with tool details on (they quote what the agent ran or wrote).
-const DETAILS: [&str; 2] = ["tool_input", "updated_input"];
+/// Fields sent only with tool details on (they quote what the agent ran or wrote, or what
+/// a command printed): the input, each file of a multi-file edit, observer outputs.
+const DETAILS: [&str; 5] = ["tool_input", "updated_input", "effects", "stdout", "stderr"];
 
 /// Where a record came from, for its id and attributes.
 #[derive(Debug, Clone, Copy)]

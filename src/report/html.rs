@@ -369,10 +369,11 @@ fn timeline(h: &mut String, model: &Model) {
         let y = trust_y(t.trust);
         let _ = write!(
             h,
-            "<line class=\"{}\" data-risk=\"{}\" x1=\"0\" x2=\"{n}\" y1=\"{y:.2}\" y2=\"{y:.2}\"><title>{} above {:.3} for {} risk</title></line>",
+            "<line class=\"{}\" data-risk=\"{}\" x1=\"0\" x2=\"{n}\" y1=\"{y:.2}\" y2=\"{y:.2}\"><title>{} {} {:.3} for {} risk</title></line>",
             t.kind,
             t.risk.as_str(),
             t.kind,
+            if t.kind == "ask" { "below" } else { "above" },
             t.trust,
             t.risk.as_str()
         );

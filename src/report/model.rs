@@ -191,11 +191,14 @@ pub struct Builder {
 }
 
 /// Returns a text cut as the audit cuts strings ([`audit::loggable`]).
+/// A text as the page shows it: redacted again (a trail written by an earlier oath, whose
+/// table knew fewer secret formats, or edited by hand) and cut as the audit cuts.
 fn cut(s: &str) -> String {
+    let s = crate::redact::redact_str(s);
     if s.len() > audit::MAX_STRING_BYTES {
-        audit::truncate_with_digest(s)
+        audit::truncate_with_digest(&s)
     } else {
-        s.to_owned()
+        s.into_owned()
     }
 }
 

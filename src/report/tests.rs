@@ -299,7 +299,8 @@ fn inputs_are_shown_as_the_audit_cut_them_and_nothing_else_of_them() {
     let p = page(&m);
     assert!(!p.contains("NOT-SHOWN-CONTENT"));
     assert!(!p.contains(&"x".repeat(MAX_STRING_BYTES)));
-    assert!(p.contains("Bearer [REDACTED]"));
+    assert!(p.contains("curl -H"), "{p}");
+    assert!(p.contains("[REDACTED]"), "{p}");
 }
 
 #[test]
@@ -466,4 +467,24 @@ fn the_risk_kind_and_a_refusal_text_are_shown_when_the_records_hold_them() {
     assert_eq!(m.calls[0].risk, "low, irreversible");
     assert_eq!(m.calls[0].outcome, "refused");
     assert_eq!(m.calls[0].error, "The user doesn't want to proceed");
+}
+
+#[test]
+fn a_secret_an_earlier_oath_left_in_clear_is_masked_on_the_page() {
+    let token = "ghp_R8q2mX7vLp4sT9wZk3nB6cY1dF5gH0jQ2aE4";
+    let mut o = outcome(1, "shell_exec", false, None);
+    o["error"] = json!(format!("remote: bad credentials {token}"));
+    let records = [
+        pre(
+            1,
+            "allow",
+            "shell_exec",
+            json!({"command": format!("git push https://x:{token}@github.com/o/r")}),
+            &format!("token {token}"),
+        ),
+        o,
+    ];
+    let p = page(&model_of(&records, HashMap::new()));
+    assert!(p.contains("github.com/o/r"), "the call is shown");
+    assert!(!p.contains(&token[4..]), "{p}");
 }

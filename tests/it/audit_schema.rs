@@ -150,6 +150,22 @@ fn every_record_the_hook_writes_matches_the_published_schema() {
     }
     eprintln!("audit schema: {kinds:?} (outcomes {outcomes:?}) all valid");
 
+    // Records of the same version written by earlier oath releases (no `risk_kind`, no
+    // `agent`) are valid too: readers of a long trail meet them.
+    let older = fixtures.join("claude-code-2.1.332-otel/oath-audit-with-prompt-id.jsonl");
+    let mut old_records = 0;
+    for line in fs::read_to_string(older).unwrap().lines() {
+        let mut record: Value = serde_json::from_str(line).unwrap();
+        for r in [record.clone(), {
+            record.as_object_mut().unwrap().remove("agent");
+            record
+        }] {
+            assert!(validator.is_valid(&r), "an earlier release's record: {r}");
+            old_records += 1;
+        }
+    }
+    assert!(old_records >= 4, "{old_records}");
+
     // A record that breaks the schema is caught: the check is not vacuous.
     let bad = json!({"v": 1, "kind": "pre", "timestamp": "2026-03-01T00:00:00.000Z",
         "decision": "maybe"});

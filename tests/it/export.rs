@@ -5,6 +5,7 @@
 //! concurrent runs.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -596,6 +597,37 @@ fn an_unapproved_project_file_cannot_choose_where_the_trail_goes() {
     assert!(ok.status.success(), "{}", stderr(&ok));
     assert!(run(&approved).status.success());
     assert_eq!(planted.logs().len(), 1);
+
+    // Even approved, it chooses only where its own trail goes: a run over every project
+    // (another project's trail among them) follows the user's settings.
+    let other = approved.oath_home().join("projects/other-0000/audit");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("x.jsonl"),
+        "{\"v\":1,\"kind\":\"event\",\"timestamp\":\"2026-11-25T20:08:11.665Z\",\"session_id\":\"x\"}\n",
+    )
+    .unwrap();
+    let before = user.accepted().len();
+    let mut all = Command::new(oath_bin());
+    approved.apply_env(&mut all);
+    let out = all
+        .env("OATH_CONFIG", &config)
+        .args(["export", "otlp"])
+        .current_dir(approved.project())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        planted.logs().len(),
+        1,
+        "nothing more to the project's endpoint"
+    );
+    assert!(
+        user.accepted()[before..]
+            .iter()
+            .any(|r| r.str("oath.project") == Some("other-0000")),
+        "the other project's trail went to the user's collector"
+    );
 }
 
 #[test]
@@ -850,4 +882,101 @@ fn a_secret_an_earlier_oath_left_in_clear_leaves_the_machine_masked() {
     );
     assert!(!printed.contains(&token[4..]), "{printed}");
     assert!(printed.contains("[REDACTED]"), "{printed}");
+}
+
+#[test]
+fn what_the_agent_wrote_or_a_command_printed_leaves_only_with_tool_details() {
+    let env = TestEnv::new();
+    let dir = env.state_dir().join("audit");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pre = json!({"v": 1, "kind": "pre", "timestamp": "2026-11-25T20:08:11.665Z",
+        "session_id": "d", "tool_use_id": "toolu_d", "tool_name": "apply_patch",
+        "tool_input": {"patch": "PATCH-BODY"}, "decision": "allow", "reason": "ok",
+        "effects": [{"tool_name": "Write", "tool_input": {"file_path": "a.rs", "content": "FILE-BODY"}}]});
+    let observer = json!({"v": 1, "kind": "observer", "timestamp": "2026-11-25T20:08:12.665Z",
+        "session_id": "d", "tool_use_id": "toolu_d", "tool_name": "apply_patch", "hook": "PostToolUse",
+        "outcome": "success", "index": 0, "run": "cat a.rs", "async": false,
+        "stdout": "PRINTED-BODY", "stderr": "WARNED-BODY"});
+    std::fs::write(dir.join("d.jsonl"), format!("{pre}\n{observer}\n")).unwrap();
+    let dry = |details: &str| {
+        let out = export_cmd(
+            &env,
+            &refused_base(),
+            "http/json",
+            &["--dry-run", "--project"],
+        )
+        .env("OTEL_LOG_TOOL_DETAILS", details)
+        .output()
+        .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let bodies = ["PATCH-BODY", "FILE-BODY", "PRINTED-BODY", "WARNED-BODY"];
+    let without = dry("0");
+    assert!(without.contains("toolu_d"), "{without}");
+    for b in bodies {
+        assert!(
+            !without.contains(b),
+            "{b} sent without tool details: {without}"
+        );
+    }
+    let with = dry("1");
+    for b in bodies {
+        assert!(with.contains(b), "{b} missing with tool details: {with}");
+    }
+}
+
+#[test]
+fn a_refused_file_waits_while_the_others_go_and_a_400_is_dropped_not_resent() {
+    let env = TestEnv::new();
+    let dir = env.state_dir().join("audit");
+    std::fs::create_dir_all(&dir).unwrap();
+    let event = |s: &str| {
+        format!(
+            "{{\"v\":1,\"kind\":\"event\",\"timestamp\":\"2026-11-25T20:08:11.665Z\",\"session_id\":\"{s}\",\"hook_event_name\":\"Stop\"}}\n"
+        )
+    };
+    for s in ["a", "b", "c"] {
+        std::fs::write(dir.join(format!("{s}.jsonl")), event(s)).unwrap();
+    }
+    // A 500: every file is tried (a refusal is not an unreachable collector), none is lost.
+    let receiver = Receiver::start(Mode::Fail);
+    let failed = export(&env, &receiver.base, "http/json");
+    assert_eq!(failed.status.code(), Some(1), "{}", stderr(&failed));
+    assert_eq!(receiver.logs().len(), 3, "each file tried once");
+    assert!(
+        stderr(&failed).contains("3 file(s) left for the next run"),
+        "{}",
+        stderr(&failed)
+    );
+
+    // A 400: dropped and reported, exit 1; the next run does not send it again.
+    receiver.set(Mode::BadRequest);
+    let rejected = export(&env, &receiver.base, "http/json");
+    assert_eq!(rejected.status.code(), Some(1), "{}", stderr(&rejected));
+    assert!(
+        stderr(&rejected).contains("record too old"),
+        "{}",
+        stderr(&rejected)
+    );
+    assert!(
+        stderr(&rejected).contains("3 record(s) rejected"),
+        "{}",
+        stderr(&rejected)
+    );
+    receiver.set(Mode::Ok);
+    let before = receiver.logs().len();
+    let next = export(&env, &receiver.base, "http/json");
+    assert!(next.status.success(), "{}", stderr(&next));
+    assert_eq!(receiver.logs().len(), before, "nothing sent again");
+
+    // New records after it go as usual.
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("b.jsonl"))
+        .unwrap()
+        .write_all(event("b").as_bytes())
+        .unwrap();
+    assert!(export(&env, &receiver.base, "http/json").status.success());
+    assert_eq!(receiver.accepted().len(), 1);
 }

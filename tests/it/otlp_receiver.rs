@@ -23,6 +23,8 @@ pub enum Mode {
     Ok,
     /// 500.
     Fail,
+    /// 400 Bad Request (OTLP: not to be sent again).
+    BadRequest,
     /// Closes the connection without answering.
     Close,
     /// Reads the request and never answers.
@@ -359,6 +361,14 @@ fn serve(stream: TcpStream, mode: &Mutex<Mode>, requests: &Mutex<Vec<Request>>) 
                 let _ = write!(
                     out,
                     "HTTP/1.1 500 Internal Server Error\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+            Mode::BadRequest => {
+                let body = "record too old";
+                let _ = write!(
+                    out,
+                    "HTTP/1.1 400 Bad Request\r\nContent-Length: {}\r\n\r\n{body}",
                     body.len()
                 );
             }
