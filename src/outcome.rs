@@ -72,6 +72,19 @@ pub fn after_tool(
         return unknown_outcome(project, input, tool_name, domain, now);
     }
 
+    // 3-strike first: its count goes in the outcome record, which is then written right
+    // after the trust update (a hook killed between them leaves the least apart).
+    let notice = if !config.strikes.enabled {
+        None
+    } else if failure_hook && !interrupted {
+        strike::on_failure(project, input, now, &config.strikes, &mut warnings)
+    } else {
+        if outcome == Outcome::Success {
+            strike::on_success(project, input, now, &config.strikes, &mut warnings);
+        }
+        None
+    };
+
     // Trust: successes from PostToolUse, failures from PostToolUseFailure only; user
     // interrupts are not failures of the agent.
     let apply = match outcome {
@@ -122,31 +135,24 @@ pub fn after_tool(
     r.interrupted = interrupted.then_some(true);
     r.error = input.error_text().map(|err| audit::loggable(&json!(err)));
 
-    let mut answer = Answer::silent(&input.event);
-    if config.strikes.enabled {
-        if failure_hook && !interrupted {
-            if let Some(notice) =
-                strike::on_failure(project, input, now, &config.strikes, &mut warnings)
-            {
-                r.strike = Some(notice.strike);
-                r.error_hash = Some(notice.hash);
-                if let Some(c) = notice.context {
-                    answer = answer.with_context(c);
-                }
-                if let Some(m) = notice.system_message {
-                    answer = answer.with_system_message(m);
-                }
-            }
-        } else if outcome == Outcome::Success {
-            strike::on_success(project, input, now, &config.strikes, &mut warnings);
-        }
-    }
+    r.strike = notice.as_ref().map(|n| n.strike);
+    r.error_hash = notice.as_ref().map(|n| n.hash.clone());
     if let Err(e) = audit::write(
         &project.audit_file(input.session_or_unknown()),
         now,
         &Record::Outcome(r),
     ) {
         warnings.push(format!("audit not written: {e}"));
+    }
+
+    let mut answer = Answer::silent(&input.event);
+    if let Some(notice) = notice {
+        if let Some(c) = notice.context {
+            answer = answer.with_context(c);
+        }
+        if let Some(m) = notice.system_message {
+            answer = answer.with_system_message(m);
+        }
     }
     observers::run_after_tool(
         project,
