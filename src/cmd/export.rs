@@ -186,32 +186,16 @@ fn line(s: &Summary, dry_run: bool, url: &str) -> String {
     if !dry_run {
         text.push_str(&format!(" to {url}"));
     }
-    if s.skipped > 0 {
-        text.push_str(&format!(", {} unreadable line(s) skipped", s.skipped));
-    }
-    if s.restarted > 0 {
-        text.push_str(&format!(
-            ", {} replaced file(s) read from the start",
-            s.restarted
-        ));
-    }
-    if s.left > 0 {
-        text.push_str(&format!(
-            ", {} file(s) left for the next run (refused)",
-            s.left
-        ));
-    }
-    if s.rejected > 0 {
-        text.push_str(&format!(
-            ", {} record(s) rejected as malformed and dropped",
-            s.rejected
-        ));
-    }
-    if s.busy > 0 {
-        text.push_str(&format!(
-            ", {} file(s) left to another run exporting them",
-            s.busy
-        ));
+    for (n, what) in [
+        (s.skipped, "unreadable line(s) skipped"),
+        (s.restarted, "replaced file(s) read from the start"),
+        (s.left, "file(s) left for the next run (refused)"),
+        (s.rejected, "record(s) rejected as malformed and dropped"),
+        (s.busy, "file(s) left to another run exporting them"),
+    ] {
+        if n > 0 {
+            text.push_str(&format!(", {n} {what}"));
+        }
     }
     text
 }

@@ -635,7 +635,7 @@ fn a_payload_the_kernel_refuses_is_cut_further_and_the_command_still_starts() {
     );
     let out = std::process::Command::new("/bin/sh")
         .args(["-c", "ulimit -s 256 && exec \"$0\" hook"])
-        .arg(env!("CARGO_BIN_EXE_oath"))
+        .arg(crate::support::oath_bin())
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", env.home())

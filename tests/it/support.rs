@@ -13,9 +13,12 @@ pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-/// Returns the path of the built `oath` binary.
+/// Returns the path of the `oath` binary under test: `$OATH_TEST_BIN` when set (CI runs these
+/// tests once more against the musl build of the same source), else the one cargo built.
 pub fn oath_bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_oath"))
+    std::env::var_os("OATH_TEST_BIN")
+        .filter(|p| !p.is_empty())
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_oath")), PathBuf::from)
 }
 
 /// What one `oath hook` run produced.
@@ -374,7 +377,7 @@ impl TestEnv {
 
     /// Replaces the temp dir and the oath binary's path by placeholders.
     pub fn redact(&self, text: &str) -> String {
-        let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_oath")).unwrap();
+        let exe = std::fs::canonicalize(oath_bin()).unwrap();
         let mut text = text.replace(&exe.display().to_string(), "[OATH]");
         let tmp = self.dir.path();
         if let Ok(canon) = std::fs::canonicalize(tmp) {
@@ -385,7 +388,7 @@ impl TestEnv {
 
     /// Returns the canonical path of the oath binary under test.
     pub fn oath_exe(&self) -> String {
-        std::fs::canonicalize(env!("CARGO_BIN_EXE_oath"))
+        std::fs::canonicalize(oath_bin())
             .unwrap()
             .display()
             .to_string()
