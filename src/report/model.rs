@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::audit::{self, trail::Entry};
 use crate::classify::Risk;
 use crate::clock::Timestamp;
+use crate::decide::Decision;
 use crate::kpt::report::Report;
 use crate::strike::store::{ESCALATE_AT, WARN_AT};
 use crate::trust::{AutonomyParams, RiskWeights, autonomy};
@@ -38,26 +39,28 @@ impl Mark {
         Mark::Ungated,
     ];
 
-    /// Reads a pre record's `decision`.
-    pub fn parse(decision: Option<&str>) -> Self {
-        match decision {
-            Some("allow") => Self::Allow,
-            Some("no_opinion") => Self::NoOpinion,
-            Some("ask") => Self::Ask,
-            Some("deny") => Self::Deny,
-            _ => Self::Ungated,
+    /// The gate's decision the mark draws (`None` for no pre record).
+    fn decision(self) -> Option<Decision> {
+        match self {
+            Self::Allow => Some(Decision::Allow),
+            Self::NoOpinion => Some(Decision::NoOpinion),
+            Self::Ask => Some(Decision::Ask),
+            Self::Deny => Some(Decision::Deny),
+            Self::Ungated => None,
         }
+    }
+
+    /// Reads a pre record's `decision` (the audit's names, [`Decision::as_str`]).
+    pub fn parse(decision: Option<&str>) -> Self {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.decision().map(Decision::as_str) == decision && decision.is_some())
+            .unwrap_or(Self::Ungated)
     }
 
     /// Returns the audit's name of the decision (`none` for no pre record).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Allow => "allow",
-            Self::NoOpinion => "no_opinion",
-            Self::Ask => "ask",
-            Self::Deny => "deny",
-            Self::Ungated => "none",
-        }
+        self.decision().map_or("none", Decision::as_str)
     }
 
     /// Returns the label people read.

@@ -443,6 +443,33 @@ fn marks_parse_every_decision() {
 }
 
 #[test]
+fn the_policy_lets_run_the_page_s_own_script_and_no_other() {
+    use base64::Engine;
+    use sha2::{Digest, Sha256};
+    let p = page(&model_of(&mixed(), HashMap::new()));
+    let policy = attrs(&p, "http-equiv=\"Content-Security-Policy\"", "content");
+    let [policy] = policy.as_slice() else {
+        panic!("one policy: {policy:?}")
+    };
+    let script_src = policy
+        .split(';')
+        .map(str::trim)
+        .find_map(|d| d.strip_prefix("script-src "))
+        .expect("script-src");
+    assert!(!script_src.contains("unsafe"), "{script_src}");
+    // The scripts that run: every `<script>` but the JSON data block.
+    let runnable: Vec<&str> = p
+        .split("<script")
+        .skip(1)
+        .filter(|s| !s.starts_with(" type=\"application/json\""))
+        .map(|s| &s[s.find('>').unwrap() + 1..s.find("</script>").unwrap()])
+        .collect();
+    assert_eq!(runnable.len(), 1);
+    let hash = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(runnable[0]));
+    assert_eq!(script_src, format!("'sha256-{hash}'"));
+}
+
+#[test]
 fn an_empty_trail_makes_a_page_that_says_so() {
     let m = model_of(&[], HashMap::new());
     let p = page(&m);
