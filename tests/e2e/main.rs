@@ -13,6 +13,8 @@ mod loopback;
 #[path = "../it/otlp_receiver.rs"]
 mod otlp_receiver;
 mod server;
+#[path = "../it/synthetic_session.rs"]
+mod synthetic_session;
 
 mod agents_oath;
 mod agents_stub;

@@ -12,7 +12,7 @@
 //! (`--enable-logging=stderr`). Under `CI=true` a missing Chromium fails the test.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -425,49 +425,7 @@ fn report_of_ten_thousand_calls_renders_in_chromium() {
         .find(|d| d.is_dir())
         .unwrap_or_else(|| panic!("no audit folder: {}", run.audit_text()));
     let session = "10000000-synthetic";
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(audit_dir.join(format!("{session}.jsonl"))).expect("create"),
-    );
-    let domains = ["file_read", "shell_exec", "build", "test_run"];
-    let decisions = [
-        "allow",
-        "allow",
-        "no_opinion",
-        "allow",
-        "ask",
-        "allow",
-        "deny",
-    ];
-    let mut trust = [0.5f64; 4];
-    for n in 0..10_000usize {
-        let t = |ms: usize| {
-            oath::clock::Timestamp::from_unix_millis(1_772_355_600_000 + (n * 900 + ms) as i128)
-                .iso_millis()
-        };
-        let (d, decision) = (n % 4, decisions[n % decisions.len()]);
-        let id = format!("toolu_{n:05}");
-        let pre = json!({"v": 1, "kind": "pre", "timestamp": t(0), "session_id": session,
-            "tool_use_id": id, "tool_name": "Bash",
-            "tool_input": {"command": format!("cargo test step_{n} | grep '<x>'")},
-            "domain": domains[d], "risk_category": "medium", "rule": "shell.cargo",
-            "decision": decision, "reason": format!("oath {decision}"), "outcome": "pending"});
-        writeln!(w, "{pre}").expect("write");
-        if decision != "deny" {
-            let before = trust[d];
-            trust[d] = if n % 31 == 0 {
-                before * 0.8
-            } else {
-                before + (1.0 - before) * 0.02
-            };
-            let o = json!({"v": 1, "kind": "outcome", "timestamp": t(400), "session_id": session,
-                "tool_use_id": id, "tool_name": "Bash", "domain": domains[d],
-                "outcome": if n % 31 == 0 { "failure" } else { "success" },
-                "trust_score_before": before, "trust_score_after": trust[d],
-                "trust_applied": true, "duration_ms": 400});
-            writeln!(w, "{o}").expect("write");
-        }
-    }
-    drop(w);
+    crate::synthetic_session::write(&audit_dir.join(format!("{session}.jsonl")), session, 10_000);
     let work = p.root().join(".report-test");
     std::fs::create_dir_all(&work).expect("work dir");
     let page = work.join("big.html");

@@ -39,4 +39,5 @@ mod sessions;
 mod strike;
 mod strike_pairs;
 mod support;
+mod synthetic_session;
 mod transcripts;

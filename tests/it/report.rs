@@ -3,7 +3,6 @@
 //! prefixes, and a 10,000-call session whose page stays small.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
@@ -228,75 +227,12 @@ fn windows_files_and_errors() {
     assert!(String::from_utf8_lossy(&none.stderr).contains("no audit trail"));
 }
 
-/// Writes one session of `calls` calls: mixed decisions and domains, outcomes that change
-/// trust, a prompt every 200 calls, one command in 50 long.
-fn write_big_session(path: &Path, calls: usize) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
-    let at = |n: usize| {
-        oath::clock::Timestamp::from_unix_millis(1_772_355_600_000 + n as i128 * 1500).iso_millis()
-    };
-    let domains = ["file_read", "shell_exec", "build", "git_local", "test_run"];
-    let decisions = [
-        "allow",
-        "allow",
-        "allow",
-        "no_opinion",
-        "allow",
-        "ask",
-        "allow",
-    ];
-    let mut trust = [0.5f64; 5];
-    for n in 0..calls {
-        if n % 200 == 0 {
-            let e = json!({"v": 1, "kind": "event", "timestamp": at(n), "session_id": SESSION,
-                           "hook_event_name": "UserPromptSubmit"});
-            writeln!(w, "{e}").unwrap();
-        }
-        let d = n % domains.len();
-        let decision = if n % 97 == 0 {
-            "deny"
-        } else {
-            decisions[n % decisions.len()]
-        };
-        let command = if n % 50 == 0 {
-            format!("echo {}", "y".repeat(1500))
-        } else {
-            format!("cargo test --lib step_{n} && grep -n '<T>' src/m{n}.rs")
-        };
-        let id = format!("toolu_{n:06}");
-        let pre = json!({"v": 1, "kind": "pre", "timestamp": at(n), "session_id": SESSION,
-            "tool_use_id": id, "tool_name": "Bash", "tool_input": {"command": command},
-            "domain": domains[d], "risk_category": "medium", "rule": "shell.cargo",
-            "trust_score_before": trust[d], "autonomy_score": 0.7, "decision": decision,
-            "reason": format!("oath {decision}: {} reversible risk medium, trust {:.2}", domains[d], trust[d]),
-            "outcome": "pending"});
-        writeln!(w, "{pre}").unwrap();
-        if decision == "deny" {
-            continue;
-        }
-        let failed = n % 23 == 0;
-        let before = trust[d];
-        trust[d] = if failed {
-            before * 0.8
-        } else {
-            before + (1.0 - before) * 0.02
-        };
-        let o = json!({"v": 1, "kind": "outcome", "timestamp": at(n), "session_id": SESSION,
-            "tool_use_id": id, "tool_name": "Bash", "domain": domains[d],
-            "outcome": if failed { "failure" } else { "success" },
-            "trust_score_before": before, "trust_score_after": trust[d], "trust_applied": true,
-            "duration_ms": 700});
-        writeln!(w, "{o}").unwrap();
-    }
-}
-
 #[test]
 fn ten_thousand_calls_make_a_small_page() {
     const CALLS: usize = 10_000;
     let env = TestEnv::new();
     let audit = env.audit_file(SESSION);
-    write_big_session(&audit, CALLS);
+    crate::synthetic_session::write(&audit, SESSION, CALLS);
     let file = env.dir.path().join("big.html");
     let started = Instant::now();
     env.oath()
