@@ -146,7 +146,9 @@ fn otlp(args: &OtlpArgs) -> Result<ExitCode> {
     let result = if args.dry_run {
         send(&mut Print, false)
     } else {
-        send(&mut Http::new(&settings), true)
+        let result = send(&mut Http::new(&settings), true);
+        export::sweep(&state_root, only.as_deref());
+        result
     };
     // The endpoint may hold a password (`http://user:pass@host`): every line is redacted.
     let say = |text: &str| ui::error(&redact::redact_str(text));

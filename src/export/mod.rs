@@ -152,6 +152,56 @@ pub fn cursor_path(state_root: &Path, source: &Source) -> PathBuf {
         .join(format!("{name}.json"))
 }
 
+/// Removes the cursors of audit files that are gone (deleted, or a project's state removed),
+/// with their lock files: of `project`'s folder, or of every project's. Each is removed under
+/// its lock, and only if its audit file is still missing then. Returns how many went.
+pub fn sweep(state_root: &Path, project: Option<&str>) -> usize {
+    let root = state_root.join("export/otlp");
+    let projects: Vec<String> = match project {
+        Some(p) => vec![p.to_owned()],
+        None => std::fs::read_dir(&root)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect(),
+    };
+    let mut removed = 0;
+    for p in projects {
+        let Ok(entries) = std::fs::read_dir(root.join(&p)) else {
+            continue;
+        };
+        let audit_dir = state_root.join("projects").join(&p).join("audit");
+        for cursor_file in entries.filter_map(Result::ok).map(|e| e.path()) {
+            let Some(audit_name) = cursor_file
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".json"))
+                .filter(|n| n.ends_with(".jsonl"))
+            else {
+                continue;
+            };
+            let audit_file = audit_dir.join(audit_name);
+            if audit_file.exists() {
+                continue;
+            }
+            let mut warnings = Vec::new();
+            let Ok(lock) = state::lock_file_of(&cursor_file, Timestamp::now(), &mut warnings)
+            else {
+                continue;
+            };
+            if !audit_file.exists() && std::fs::remove_file(&cursor_file).is_ok() {
+                removed += 1;
+                let mut lock_file = cursor_file.into_os_string();
+                lock_file.push(".lock");
+                let _ = std::fs::remove_file(lock_file);
+            }
+            drop(lock);
+        }
+    }
+    removed
+}
+
 /// Exports every source in turn. A collector that does not answer stops the run; one that
 /// refuses a file's batch leaves that file for the next run and the others are tried; the
 /// run fails if any file was left. With `move_cursors` false
@@ -375,4 +425,40 @@ fn last_byte(path: &Path, len: u64) -> std::io::Result<Option<u8>> {
     f.seek(SeekFrom::Start(len - 1))?;
     let mut b = [0u8; 1];
     Ok((f.read(&mut b)? == 1).then_some(b[0]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sweep_removes_only_the_cursors_of_audit_files_that_are_gone() {
+        let root = tempfile::tempdir().unwrap();
+        let state_root = root.path();
+        let touch = |rel: &str| {
+            let path = state_root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "{}\n").unwrap();
+        };
+        touch("projects/p-1/audit/kept.jsonl");
+        touch("export/otlp/p-1/kept.jsonl.json");
+        touch("export/otlp/p-1/kept.jsonl.json.lock");
+        touch("export/otlp/p-1/gone.jsonl.json");
+        touch("export/otlp/p-1/gone.jsonl.json.lock");
+        touch("export/otlp/p-1/notes.txt");
+        touch("export/otlp/p-2/gone.jsonl.json");
+        // Only the named project's folder.
+        assert_eq!(sweep(state_root, Some("p-1")), 1);
+        let exists = |rel: &str| state_root.join(rel).exists();
+        assert!(exists("export/otlp/p-1/kept.jsonl.json"));
+        assert!(exists("export/otlp/p-1/kept.jsonl.json.lock"));
+        assert!(!exists("export/otlp/p-1/gone.jsonl.json"));
+        assert!(!exists("export/otlp/p-1/gone.jsonl.json.lock"));
+        assert!(exists("export/otlp/p-1/notes.txt"));
+        assert!(exists("export/otlp/p-2/gone.jsonl.json"));
+        // Every project's: p-2 has no audit folder at all.
+        assert_eq!(sweep(state_root, None), 1);
+        assert!(!exists("export/otlp/p-2/gone.jsonl.json"));
+        assert!(exists("export/otlp/p-1/kept.jsonl.json"));
+    }
 }
