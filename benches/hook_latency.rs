@@ -8,9 +8,11 @@
 //! `--target x86_64-unknown-linux-musl`. Then it prints:
 //! - per case (PreToolUse Bash simple and a 2 KB compound line, a 1 MB Write, PostToolUse,
 //!   PostToolUseFailure, Stop, SessionStart), with no configuration and with the README's
-//!   example configuration as the user's: medians of oath, of the minimal program and of
-//!   `true`, the ratio to the minimal program and the target beside it, and oath's
-//!   peak RSS;
+//!   example configuration as the user's: medians of oath, of the minimal program, of oath's
+//!   floor (oath itself given an empty payload: it starts, reads stdin, says one line on
+//!   stderr and exits, so this is what a binary of its size costs before it does any work)
+//!   and of `true`, the ratios of oath and of its floor to the minimal program, the issue's
+//!   target, and oath's peak RSS;
 //! - growth: PostToolUse with 10 and 1,000 trust domains, with 0 and 50 synchronous
 //!   observers (`true`), and `oath audit` over 1M audit records (wall time and peak RSS).
 //!
@@ -442,9 +444,9 @@ fn runs() -> usize {
 /// The latency table: every case, every build, without and with the README's configuration.
 fn latency(builds: &[Build], envs: &[(&str, Env)], runs: usize) {
     println!(
-        "| case | build | config | oath ms | minimal ms | `true` ms | oath / minimal | target | peak RSS MiB |"
+        "| case | build | config | oath ms | minimal ms | oath's floor ms | `true` ms | oath / minimal | floor / minimal | target | peak RSS MiB |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let truth = on_path("true");
     for case in cases() {
         // One payload per environment (each names its project).
@@ -455,11 +457,12 @@ fn latency(builds: &[Build], envs: &[(&str, Env)], runs: usize) {
         let noop_input = payloads[0].bytes.clone();
         let noop_env = &envs[0].1;
         // Jobs: oath of each build in each environment, then each build's minimal program,
-        // then `true`.
+        // then each build's floor (oath given an empty payload), then `true`.
         let oath_runs: Vec<(usize, usize)> = (0..builds.len())
             .flat_map(|b| (0..envs.len()).map(move |e| (b, e)))
             .collect();
-        let jobs = oath_runs.len() + builds.len() + 1;
+        let (minimal_at, floor_at) = (oath_runs.len(), oath_runs.len() + builds.len());
+        let jobs = floor_at + builds.len() + 1;
         let medians = interleaved(runs, jobs, |i| {
             if let Some(&(b, e)) = oath_runs.get(i) {
                 time_one(
@@ -468,8 +471,13 @@ fn latency(builds: &[Build], envs: &[(&str, Env)], runs: usize) {
                     payloads[e].for_run(),
                     &envs[e].1,
                 )
-            } else if let Some(build) = builds.get(i - oath_runs.len()) {
+            } else if let Some(build) = builds
+                .get(i.wrapping_sub(minimal_at))
+                .filter(|_| i < floor_at)
+            {
                 time_one(&build.minimal, &[], &noop_input, noop_env)
+            } else if let Some(build) = builds.get(i - floor_at) {
+                time_one(&build.oath, &["hook", "Stop"], b"", noop_env)
             } else {
                 time_one(&truth, &[], &noop_input, noop_env)
             }
@@ -477,8 +485,10 @@ fn latency(builds: &[Build], envs: &[(&str, Env)], runs: usize) {
         let true_ms = medians[medians.len() - 1];
         for (k, &(b, e)) in oath_runs.iter().enumerate() {
             let build = &builds[b];
-            let (oath_ms, minimal_ms) = (medians[k], medians[oath_runs.len() + b]);
+            let (oath_ms, minimal_ms) = (medians[k], medians[minimal_at + b]);
+            let floor_ms = medians[floor_at + b];
             let ratio = oath_ms / minimal_ms;
+            let floor_ratio = floor_ms / minimal_ms;
             let env = &envs[e].1;
             let rss = time_and_rss(&build.oath, &["hook"], payloads[e].for_run(), env)
                 .map_or("-".to_owned(), |(_, kib)| {
@@ -500,7 +510,7 @@ fn latency(builds: &[Build], envs: &[(&str, Env)], runs: usize) {
                 )
             };
             println!(
-                "| {} | {} | {} | {oath_ms:.2} | {minimal_ms:.2} | {true_ms:.2} | {ratio:.2}× | {target} | {rss} |",
+                "| {} | {} | {} | {oath_ms:.2} | {minimal_ms:.2} | {floor_ms:.2} | {true_ms:.2} | {ratio:.2}× | {floor_ratio:.2}× | {target} | {rss} |",
                 case.name, build.label, envs[e].0
             );
         }
