@@ -77,6 +77,17 @@ pub fn run(cases: &[Case], user: &'static [Pack]) -> Vec<String> {
         {
             why.push(format!("risk {}, expected {r}", c.risk));
         }
+        // A rule's texts name the program as run: no placeholder is left in a reason or in
+        // the safer way.
+        let texts = c.parts.iter().map(|p| p.reason.as_str());
+        for text in texts.chain(c.alternative.as_deref()) {
+            if ["{program}", "{sub}", "{arg0}"]
+                .iter()
+                .any(|slot| text.contains(slot))
+            {
+                why.push(format!("a placeholder left in {text:?}"));
+            }
+        }
         if !why.is_empty() {
             wrong.push(format!("`{}`: {}", case.command, why.join("; ")));
         }

@@ -227,6 +227,7 @@ impl Walker<'_> {
     ) {
         let t = s.text.as_str();
         let explain = place.render(&rule.explain, level);
+        let safer = rule.safer.as_deref().map(|text| place.render(text, level));
         let details = self.ctx.details();
         let source = if details {
             place.source(rule)
@@ -244,7 +245,7 @@ impl Walker<'_> {
                 id: &rule.id,
                 explain: &explain,
                 verb,
-                safer: rule.safer.as_deref(),
+                safer: safer.as_deref(),
             };
             let mut f = policy::finding(&effect, said, w.ctx);
             if details {
