@@ -12,8 +12,11 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 
-use crate::audit::read::{ReadError, Record};
 use crate::audit::trail::{self, Entry, Filter, Stats};
+use crate::audit::{
+    self,
+    read::{ReadError, Record},
+};
 use crate::clock::Timestamp;
 use crate::error::{CliError, EXIT_USAGE, Result};
 use crate::project::{Env, Project};
@@ -335,7 +338,7 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
             .and_then(|p| p["decision"].as_str())
             .unwrap_or("(no pre record)")
             .to_owned();
-        let outcome = outcome_text(&e.outcomes);
+        let outcome = outcome_text(pre.as_ref(), &e.outcomes);
         table.add_row([time, session, tool, what, domain, risk, decision, outcome]);
     }
     for c in table.column_iter_mut() {
@@ -357,11 +360,17 @@ fn warn_unreadable(stats: &Stats) {
     }
 }
 
-/// Returns the outcome column: the last outcome, the trust change applied, and notes.
-fn outcome_text(outcomes: &[Record]) -> String {
+/// Returns the outcome column: the last outcome, the trust change applied, and notes. A call
+/// without an outcome record is denied by oath when its own answer refused it
+/// ([`audit::refused_by_answer`]), else pending.
+fn outcome_text(pre: Option<&Value>, outcomes: &[Record]) -> String {
     let outcomes: Vec<Value> = outcomes.iter().map(Record::value).collect();
     let Some(last) = outcomes.last() else {
-        return "pending".into();
+        return if pre.is_some_and(audit::refused_by_answer) {
+            "denied by oath".into()
+        } else {
+            "pending".into()
+        };
     };
     let outcome = last["outcome"].as_str().unwrap_or("?");
     // A call that never ran: who refused it (`refused_by`, written with the refusal).
@@ -438,18 +447,18 @@ mod tests {
     #[test]
     fn outcome_text_names_the_last_outcome_and_the_trust_change() {
         let rec = |v: Value| Record::parse(v.to_string().as_bytes()).unwrap();
-        assert_eq!(outcome_text(&[]), "pending");
+        assert_eq!(outcome_text(None, &[]), "pending");
         let applied = rec(
             json!({"kind": "outcome", "outcome": "failure", "trust_applied": true,
                                  "trust_score_before": 0.3, "trust_score_after": 0.26}),
         );
         assert_eq!(
-            outcome_text(std::slice::from_ref(&applied)),
+            outcome_text(None, std::slice::from_ref(&applied)),
             "failure (trust 0.30 → 0.26)"
         );
         let again = rec(json!({"kind": "outcome", "outcome": "success", "interrupted": true}));
         assert_eq!(
-            outcome_text(&[applied, again]),
+            outcome_text(None, &[applied, again]),
             "success (trust 0.30 → 0.26) (interrupted) [2 outcome records]"
         );
         let refused = rec(
@@ -457,10 +466,37 @@ mod tests {
                                  "trust_applied": false}),
         );
         assert_eq!(
-            outcome_text(std::slice::from_ref(&refused)),
+            outcome_text(None, std::slice::from_ref(&refused)),
             "refused by the client"
         );
         let denied = rec(json!({"kind": "outcome", "outcome": "denied", "refused_by": "oath"}));
-        assert_eq!(outcome_text(&[denied]), "denied by oath");
+        assert_eq!(outcome_text(None, &[denied]), "denied by oath");
+    }
+
+    #[test]
+    fn a_call_its_own_answer_refused_is_denied_not_pending() {
+        // (agent, decision, shown without an outcome record)
+        let cases = [
+            (None, "deny", "denied by oath"),
+            (Some("claude"), "deny", "denied by oath"),
+            (Some("codex"), "deny", "denied by oath"),
+            (None, "ask", "pending"),
+            (Some("claude"), "ask", "pending"),
+            (Some("codex"), "ask", "denied by oath"),
+            (Some("gemini"), "ask", "denied by oath"),
+            (Some("gemini"), "allow", "pending"),
+            (Some("codex"), "no_opinion", "pending"),
+        ];
+        for (agent, decision, want) in cases {
+            let mut pre = json!({"kind": "pre", "decision": decision});
+            if let Some(a) = agent {
+                pre["agent"] = json!(a);
+            }
+            assert_eq!(outcome_text(Some(&pre), &[]), want, "{pre}");
+        }
+        // An outcome record, when there is one, says what happened.
+        let pre = json!({"kind": "pre", "decision": "ask", "agent": "codex"});
+        let ran = Record::parse(br#"{"kind": "outcome", "outcome": "unknown"}"#).unwrap();
+        assert_eq!(outcome_text(Some(&pre), &[ran]), "unknown");
     }
 }

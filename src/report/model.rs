@@ -270,10 +270,14 @@ impl Builder {
         };
         let mark = Mark::parse(pre["decision"].as_str());
         let last = outcomes.last();
-        let outcome = last
-            .and_then(|o| o["outcome"].as_str())
-            .unwrap_or("pending")
-            .to_owned();
+        // No outcome record: denied when the call's own answer refused it, else pending.
+        let refused_by_answer = last.is_none() && audit::refused_by_answer(&pre);
+        let outcome = match last.and_then(|o| o["outcome"].as_str()) {
+            Some(o) => o,
+            None if refused_by_answer => "denied",
+            None => "pending",
+        }
+        .to_owned();
         // The error of a failure, else the client's text for a call it refused.
         let error = outcomes
             .iter()
@@ -322,7 +326,11 @@ impl Builder {
             rule: text(&pre, "rule"),
             reason,
             outcome,
-            refused_by: last.map(|o| text(o, "refused_by")).unwrap_or_default(),
+            refused_by: match last {
+                Some(o) => text(o, "refused_by"),
+                None if refused_by_answer => "oath".into(),
+                None => String::new(),
+            },
             error,
             trust,
             strike,

@@ -470,6 +470,37 @@ fn the_policy_lets_run_the_page_s_own_script_and_no_other() {
 }
 
 #[test]
+fn a_call_its_own_answer_refused_is_denied_by_oath_not_pending() {
+    let codex = |n: usize, decision: &str| {
+        let mut p = pre(n, decision, "shell_exec", json!({"command": "x"}), "r");
+        p["agent"] = json!("codex");
+        p
+    };
+    let records = [
+        codex(1, "ask"),
+        codex(2, "deny"),
+        pre(3, "ask", "shell_exec", json!({"command": "y"}), "r"),
+        codex(4, "allow"),
+    ];
+    let m = model_of(&records, HashMap::new());
+    let got: Vec<(&str, &str)> = m
+        .calls
+        .iter()
+        .map(|c| (c.outcome.as_str(), c.refused_by.as_str()))
+        .collect();
+    // Codex cannot ask: its ask was a deny. Claude Code's ask waits for its answer.
+    assert_eq!(
+        got,
+        [
+            ("denied", "oath"),
+            ("denied", "oath"),
+            ("pending", ""),
+            ("pending", "")
+        ]
+    );
+}
+
+#[test]
 fn an_empty_trail_makes_a_page_that_says_so() {
     let m = model_of(&[], HashMap::new());
     let p = page(&m);

@@ -245,6 +245,19 @@ fn denials_take_the_form_each_client_showed_its_model() {
     let answer = run.answer().unwrap();
     assert_eq!(answer["decision"], "deny", "{answer}");
     assert_eq!(answer.as_object().unwrap().len(), 2, "{answer}");
+    // An ask, which Codex receives as a deny.
+    let ask = json!({"session_id": "c", "turn_id": "t", "hook_event_name": "PreToolUse",
+        "cwd": env.project(), "tool_name": "Bash", "tool_input": {"command": "git push --force origin main"}});
+    let run = hook(&env, &ask, None);
+    assert_eq!(run.decision().as_deref(), Some("deny"), "{}", run.stdout);
+    assert_eq!(audit(&env, "c")[1]["decision"], "ask");
+    // Neither client sends anything after a call it did not run: the audit shows the three
+    // denied by oath, not pending.
+    let out = env.oath().arg("audit").output().unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", env.render(&out));
+    assert_eq!(table.matches("denied by oath").count(), 3, "{table}");
+    assert!(!table.contains("pending"), "{table}");
 }
 
 /// A broken payload or an internal error never lets a call through silently on a client
