@@ -1,7 +1,7 @@
 //! Keeping oath's own files in a project out of `git status`, without touching a `.gitignore`
 //! of the user's.
 //!
-//! Two folders of a project get files from oath:
+//! Folders of a project get files from oath:
 //!
 //! - `.plan/` (the 3-strike log) is oath's alone: it is created with a `.gitignore` of `*`
 //!   inside (`crate::strike`), which ignores the folder and itself.
@@ -12,25 +12,27 @@
 //!   teammate's gate), and for `oath install --local` the personal `settings.local.json` and
 //!   the slash commands, which hold this machine's binary path. `oath install --project`
 //!   writes `settings.json` and its commands for the team, so they stay visible.
+//! - `.codex/` and `.gemini/` are Codex CLI's and Gemini CLI's, meant to be committed too:
+//!   `oath install --agent codex|gemini --project` lists there only its settings backups.
 //!
-//! oath writes `.claude/.gitignore` only when there is none, starting with [`HEADER`] and
+//! oath writes such a folder's `.gitignore` only when there is none, starting with [`HEADER`] and
 //! ignoring itself, and later adds lines only to a file that still starts with that header.
 //! A `.gitignore` of the user's is never changed: the caller says what to add to it instead.
 
 use std::io::Write;
 use std::path::Path;
 
-/// The first line of every `.gitignore` oath writes in `.claude/`.
+/// The first line of every `.gitignore` oath writes in a client's folder.
 pub const HEADER: &str =
     "# Written by oath for its own files here (delete this line to make the file yours)";
 
-/// The `.claude/.gitignore` line for the settings backups.
+/// The `.gitignore` line for the settings backups.
 pub const BACKUPS: &str = "/*.oath-backup-*";
 
 /// The `.claude/.gitignore` line for the phase file.
 pub const PHASE: &str = "/current-phase.md";
 
-/// What [`ignore_in_claude_dir`] did.
+/// What [`ignore_in_client_dir`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ignored {
     /// It wrote a new `.gitignore`.
@@ -43,9 +45,9 @@ pub enum Ignored {
     UsersOwn(Vec<String>),
 }
 
-/// Makes git ignore `entries` (patterns relative to `dir`, a project's `.claude/` folder that
-/// exists) through `dir/.gitignore`, as the module says.
-pub fn ignore_in_claude_dir(dir: &Path, entries: &[&str]) -> std::io::Result<Ignored> {
+/// Makes git ignore `entries` (patterns relative to `dir`, a project's `.claude/`, `.codex/`
+/// or `.gemini/` folder that exists) through `dir/.gitignore`, as the module says.
+pub fn ignore_in_client_dir(dir: &Path, entries: &[&str]) -> std::io::Result<Ignored> {
     let path = dir.join(".gitignore");
     let mut fresh = format!("{HEADER}\n/.gitignore\n");
     for e in entries {
@@ -92,7 +94,7 @@ pub fn ignore_in_claude_dir(dir: &Path, entries: &[&str]) -> std::io::Result<Ign
     Ok(Ignored::Extended)
 }
 
-/// A line for people about what [`ignore_in_claude_dir`] did, when there is something to
+/// A line for people about what [`ignore_in_client_dir`] did, when there is something to
 /// say: the lines the user's own `.gitignore` lacks.
 pub fn note(dir: &Path, outcome: &std::io::Result<Ignored>) -> Option<String> {
     match outcome {
@@ -123,7 +125,7 @@ mod tests {
         let claude = dir.path();
         let ignore = claude.join(".gitignore");
         assert_eq!(
-            ignore_in_claude_dir(claude, &[PHASE]).unwrap(),
+            ignore_in_client_dir(claude, &[PHASE]).unwrap(),
             Ignored::Written
         );
         assert_eq!(
@@ -131,11 +133,11 @@ mod tests {
             format!("{HEADER}\n/.gitignore\n/current-phase.md\n")
         );
         assert_eq!(
-            ignore_in_claude_dir(claude, &[PHASE]).unwrap(),
+            ignore_in_client_dir(claude, &[PHASE]).unwrap(),
             Ignored::Already
         );
         assert_eq!(
-            ignore_in_claude_dir(claude, &[BACKUPS, PHASE]).unwrap(),
+            ignore_in_client_dir(claude, &[BACKUPS, PHASE]).unwrap(),
             Ignored::Extended
         );
         assert_eq!(
@@ -146,7 +148,7 @@ mod tests {
         // The user's own file: left byte for byte, and what it lacks is said.
         let users = "notes.txt\n/current-phase.md";
         std::fs::write(&ignore, users).unwrap();
-        let outcome = ignore_in_claude_dir(claude, &[BACKUPS, PHASE]);
+        let outcome = ignore_in_client_dir(claude, &[BACKUPS, PHASE]);
         assert_eq!(
             outcome.as_ref().unwrap(),
             &Ignored::UsersOwn(vec![BACKUPS.to_owned()])
@@ -155,7 +157,7 @@ mod tests {
         let note = note(claude, &outcome).unwrap();
         assert!(note.contains("`/*.oath-backup-*`"), "{note}");
         assert_eq!(
-            ignore_in_claude_dir(claude, &[PHASE]).unwrap(),
+            ignore_in_client_dir(claude, &[PHASE]).unwrap(),
             Ignored::Already
         );
         assert_eq!(std::fs::read_to_string(&ignore).unwrap(), users);

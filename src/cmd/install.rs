@@ -744,7 +744,7 @@ fn ignore_own_files(t: &Target, mut own: Vec<String>) {
         return;
     }
     let entries: Vec<&str> = own.iter().map(String::as_str).collect();
-    let ignored = gitignore::ignore_in_claude_dir(dir, &entries);
+    let ignored = gitignore::ignore_in_client_dir(dir, &entries);
     if let Some(note) = gitignore::note(dir, &ignored) {
         ui::out(&format!("  note: {note}"));
     }

@@ -98,7 +98,7 @@ pub fn run(args: &PhaseArgs) -> Result<ExitCode> {
             ui::out(&format!("Phase: {p}"));
             // One person's current work: kept out of the team's commits.
             if let Some(dir) = file.parent() {
-                let ignored = gitignore::ignore_in_claude_dir(dir, &[gitignore::PHASE]);
+                let ignored = gitignore::ignore_in_client_dir(dir, &[gitignore::PHASE]);
                 if let Some(note) = gitignore::note(dir, &ignored) {
                     ui::out(&format!("note: {note}"));
                 }

@@ -107,6 +107,26 @@ fn what_oath_creates_for_this_machine_stays_out_of_git_status() {
 }
 
 #[test]
+fn a_teams_gemini_settings_stay_visible_but_not_oaths_backups() {
+    let env = TestEnv::new();
+    repo(
+        &env,
+        &[(".gemini/settings.json", "{\n  \"model\": \"pro\"\n}\n")],
+    );
+    run(&env, &["install", "--agent", "gemini", "--project"]);
+    assert_eq!(status(&env), [" M .gemini/settings.json"]);
+    // Taken back: the file is the team's again, and oath's backup stays out.
+    run(&env, &["uninstall", "--agent", "gemini", "--project"]);
+    assert_eq!(status(&env), Vec::<String>::new());
+    let backups = std::fs::read_dir(env.project().join(".gemini"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".oath-backup-"))
+        .count();
+    assert!(backups > 0, "install backed the team's file up");
+}
+
+#[test]
 fn a_teams_settings_and_commands_stay_visible_but_not_oaths_backups() {
     let env = TestEnv::new();
     env.fake_claude(Some("2.1.197"));

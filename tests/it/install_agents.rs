@@ -461,6 +461,26 @@ fn gemini_backups_keep_the_last_three_over_cycles() {
 }
 
 #[test]
+fn codex_backups_keep_the_last_three_over_cycles() {
+    let env = TestEnv::new();
+    let (hooks, _) = codex_files(&env);
+    std::fs::create_dir_all(hooks.parent().unwrap()).unwrap();
+    for round in 1..=5 {
+        let text = format!("{{\n  \"hooks\": {{}},\n  \"round\": {round}\n}}\n");
+        std::fs::write(&hooks, &text).unwrap();
+        ok(&env, &["install", "--agent", "codex"]);
+        ok(&env, &["uninstall", "--agent", "codex"]);
+        assert_eq!(read(&hooks), text);
+        assert!(
+            backups(&hooks).len() <= 3,
+            "round {round}: {:?}",
+            backups(&hooks)
+        );
+    }
+    assert_eq!(backups(&hooks).len(), 3);
+}
+
+#[test]
 fn gemini_project_install_creates_the_file_and_says_how_gemini_trusts_it() {
     let env = TestEnv::new();
     let file = env.project().join(".gemini/settings.json");
