@@ -45,8 +45,9 @@ const MANAGED_SETTINGS: [&str; 3] = [
 /// `[hooks.state]`) of `$CODEX_HOME` or `~/.codex`, and its plugins (which carry hooks); the
 /// project's whole `.codex/` (a project layer can hold both files); `/etc/codex` (system
 /// layer). Gemini: `settings.json` (its `hooks` object) and extensions (which carry hooks)
-/// at user and project scope, `trusted_hooks.json` (the fingerprints of project hooks) and
-/// the system settings in `/etc/gemini-cli`.
+/// at user and project scope, `trusted_hooks.json` (the fingerprints of project hooks),
+/// `trustedFolders.json` (with folder trust on, an untrusted folder's settings, its hooks
+/// included, are not loaded) and the system settings in `/etc/gemini-cli`.
 fn other_clients(env: &Env, project: &Project) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Some(codex) = env.codex_dir() {
@@ -60,9 +61,14 @@ fn other_clients(env: &Env, project: &Project) -> Vec<PathBuf> {
     out.push(PathBuf::from("/etc/codex"));
     if let Some(gemini) = env.gemini_dir() {
         out.extend(
-            ["settings.json", "trusted_hooks.json", "extensions"]
-                .iter()
-                .map(|p| gemini.join(p)),
+            [
+                "settings.json",
+                "trusted_hooks.json",
+                "trustedFolders.json",
+                "extensions",
+            ]
+            .iter()
+            .map(|p| gemini.join(p)),
         );
     }
     let project_gemini = project.root.join(".gemini");

@@ -103,6 +103,7 @@ fn codex_and_gemini_hook_files_are_refused_like_claude_settings() {
         project.join(".codex/config.toml"),
         home.join(".gemini/settings.json"),
         home.join(".gemini/trusted_hooks.json"),
+        home.join(".gemini/trustedFolders.json"),
         project.join(".gemini/settings.json"),
     ];
     let mut failures = Vec::new();
