@@ -116,8 +116,8 @@ impl Agent {
 }
 
 /// Returns the client named by the agent's environment variable, or `None` (after a notice)
-/// when it is unset. The variable gates these tests on purpose: CI does not install the two
-/// clients yet, so they skip under `CI=true` too.
+/// when it is unset outside CI; under `CI=true`, which installs every client (`.ci/run`), a
+/// missing one fails the test.
 pub fn client(agent: Agent) -> Option<PathBuf> {
     let var = agent.env_var();
     let Some(path) = std::env::var_os(var).filter(|v| !v.is_empty()) else {

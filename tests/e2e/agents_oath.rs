@@ -86,6 +86,18 @@ fn destructive_command_is_refused_and_its_target_survives(agent: Agent) {
     );
 }
 
+/// The trust state of one domain in the project's folder of oath's state.
+fn trust_state(p: &AgentProject, domain: &str) -> Value {
+    let projects = p.oath_home().join("projects");
+    let file = std::fs::read_dir(&projects)
+        .expect("projects")
+        .filter_map(Result::ok)
+        .map(|e| e.path().join(format!("trust/domains/{domain}.json")))
+        .find(|f| f.is_file())
+        .unwrap_or_else(|| panic!("no trust state of {domain} under {}", projects.display()));
+    serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json")
+}
+
 fn ordinary_command_runs_and_its_outcome_is_audited(agent: Agent) {
     let Some(p) = project(agent) else { return };
     p.write("src/marker-file.txt", "x\n");
@@ -113,6 +125,18 @@ fn ordinary_command_runs_and_its_outcome_is_audited(agent: Agent) {
         Agent::Gemini => {
             assert_eq!(outcome["outcome"], "success", "{outcome}");
             assert_eq!(outcome["trust_applied"], true, "{outcome}");
+            // The trust state holds what the audit says the outcome made of it.
+            let domain = outcome["domain"].as_str().expect("domain");
+            let state = trust_state(&p, domain);
+            assert_eq!(
+                state["trust"]["score"], outcome["trust_score_after"],
+                "{state}"
+            );
+            assert!(
+                outcome["trust_score_after"].as_f64() > outcome["trust_score_before"].as_f64(),
+                "{outcome}"
+            );
+            assert_eq!(state["trust"]["successes"], 1, "{state}");
         }
         // Codex gives the output but no exit code: never counted as a success.
         Agent::Codex => {
