@@ -234,6 +234,31 @@ fn stop_and_session_end_record_the_session_incrementally() {
     assert_eq!(m.assistant_turns, Some(11));
     assert_eq!(m.tool_use_count, Some(10));
     assert_eq!(m.error_count, Some(4));
+    // As README says: the end of a session writes no retrospective (only `oath kpt new` or
+    // `/hurikaeri` does), in the reports folder or anywhere else under the home or project.
+    let reports = env.home().join(".claude/hurikaeri");
+    assert!(
+        std::fs::read_dir(&reports).map_or(true, |mut d| d.next().is_none()),
+        "{} holds a report",
+        reports.display()
+    );
+    let yaml = |root: PathBuf| -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|x| x == "yaml") {
+                    found.push(path);
+                }
+            }
+        }
+        found
+    };
+    assert_eq!(yaml(env.home()), Vec::<PathBuf>::new());
+    assert_eq!(yaml(env.project()), Vec::<PathBuf>::new());
 }
 
 #[test]
