@@ -34,18 +34,12 @@ pub const TARGET_KEYS: [&str; 8] = [
     "description",
 ];
 
-/// Whether a call was refused by oath's own answer, as its pre record shows: a deny, or an ask
-/// to a client that cannot ask, which receives it as a deny ([`crate::agent::Agent::can_ask`];
-/// a record without `agent` is Claude Code's). Such a call never runs: Codex CLI and Gemini
-/// CLI send nothing after it, and Claude Code says so later, if at all.
+/// Whether a call was refused by oath's own answer, as its pre record shows: a deny, or an
+/// ask the client received as a deny (`answered`, written when a client cannot ask: Codex
+/// CLI, Gemini CLI). Such a call never runs: Codex CLI and Gemini CLI send nothing after it,
+/// and Claude Code says so later, if at all.
 pub fn refused_by_answer(pre: &Value) -> bool {
-    let agent: crate::agent::Agent =
-        serde_json::from_value(pre["agent"].clone()).unwrap_or_default();
-    match pre["decision"].as_str() {
-        Some("deny") => true,
-        Some("ask") => !agent.can_ask(),
-        _ => false,
-    }
+    pre["decision"] == "deny" || pre["answered"] == "deny"
 }
 
 /// Longest string kept whole in a record; longer ones are cut with size and hash.

@@ -475,27 +475,23 @@ mod tests {
 
     #[test]
     fn a_call_its_own_answer_refused_is_denied_not_pending() {
-        // (agent, decision, shown without an outcome record)
+        // (decision, what the client was answered when it differs, shown without an outcome)
         let cases = [
-            (None, "deny", "denied by oath"),
-            (Some("claude"), "deny", "denied by oath"),
-            (Some("codex"), "deny", "denied by oath"),
-            (None, "ask", "pending"),
-            (Some("claude"), "ask", "pending"),
-            (Some("codex"), "ask", "denied by oath"),
-            (Some("gemini"), "ask", "denied by oath"),
-            (Some("gemini"), "allow", "pending"),
-            (Some("codex"), "no_opinion", "pending"),
+            ("deny", None, "denied by oath"),
+            ("ask", Some("deny"), "denied by oath"),
+            ("ask", None, "pending"),
+            ("allow", None, "pending"),
+            ("no_opinion", None, "pending"),
         ];
-        for (agent, decision, want) in cases {
+        for (decision, answered, want) in cases {
             let mut pre = json!({"kind": "pre", "decision": decision});
-            if let Some(a) = agent {
-                pre["agent"] = json!(a);
+            if let Some(a) = answered {
+                pre["answered"] = json!(a);
             }
             assert_eq!(outcome_text(Some(&pre), &[]), want, "{pre}");
         }
         // An outcome record, when there is one, says what happened.
-        let pre = json!({"kind": "pre", "decision": "ask", "agent": "codex"});
+        let pre = json!({"kind": "pre", "decision": "ask", "answered": "deny", "agent": "codex"});
         let ran = Record::parse(br#"{"kind": "outcome", "outcome": "unknown"}"#).unwrap();
         assert_eq!(outcome_text(Some(&pre), &[ran]), "unknown");
     }

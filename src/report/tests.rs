@@ -471,9 +471,13 @@ fn the_policy_lets_run_the_page_s_own_script_and_no_other() {
 
 #[test]
 fn a_call_its_own_answer_refused_is_denied_by_oath_not_pending() {
+    // As the gate writes them: Codex's ask with the deny it was answered.
     let codex = |n: usize, decision: &str| {
         let mut p = pre(n, decision, "shell_exec", json!({"command": "x"}), "r");
         p["agent"] = json!("codex");
+        if decision == "ask" {
+            p["answered"] = json!("deny");
+        }
         p
     };
     let records = [
