@@ -182,7 +182,9 @@ pub fn sweep(state_root: &Path, project: Option<&str>) -> usize {
                 continue;
             };
             let audit_file = audit_dir.join(audit_name);
-            if audit_file.exists() {
+            // Only a file known to be gone: an error reading the folder keeps the cursor.
+            let gone = || matches!(audit_file.try_exists(), Ok(false));
+            if !gone() {
                 continue;
             }
             let mut warnings = Vec::new();
@@ -190,7 +192,7 @@ pub fn sweep(state_root: &Path, project: Option<&str>) -> usize {
             else {
                 continue;
             };
-            if !audit_file.exists() && std::fs::remove_file(&cursor_file).is_ok() {
+            if gone() && std::fs::remove_file(&cursor_file).is_ok() {
                 removed += 1;
                 let mut lock_file = cursor_file.into_os_string();
                 lock_file.push(".lock");
