@@ -88,7 +88,15 @@ fn install_scripts_say_what_they_download_before_npm_runs_and_nothing_when_cache
             format!("#!/bin/sh\necho \"stub npm $*\" >&2\n{}", script.npm),
         )
         .unwrap();
-        Command::new("chmod").arg("+x").arg(&npm).status().unwrap();
+        // And a stub node of the version install-gemini.sh asks for, whatever this machine has.
+        let node = root.join("bin/node");
+        std::fs::write(&node, "#!/bin/sh\necho 22\n").unwrap();
+        Command::new("chmod")
+            .arg("+x")
+            .arg(&npm)
+            .arg(&node)
+            .status()
+            .unwrap();
 
         let (ok, stdout, stderr) = run(root, script);
         assert!(ok, "{}: {stderr}", script.name);
