@@ -12,8 +12,9 @@
 //!   teammate's gate), and for `oath install --local` the personal `settings.local.json` and
 //!   the slash commands, which hold this machine's binary path. `oath install --project`
 //!   writes `settings.json` and its commands for the team, so they stay visible.
-//! - `.codex/` and `.gemini/` are Codex CLI's and Gemini CLI's, meant to be committed too:
-//!   `oath install --agent codex|gemini --project` lists there only its settings backups.
+//! - `.gemini/` is Gemini CLI's, meant to be committed too: `oath install --agent gemini
+//!   --project` lists there only its settings backups (Codex CLI is installed at user scope
+//!   only).
 //!
 //! oath writes such a folder's `.gitignore` only when there is none, starting with [`HEADER`] and
 //! ignoring itself, and later adds lines only to a file that still starts with that header.
@@ -45,8 +46,8 @@ pub enum Ignored {
     UsersOwn(Vec<String>),
 }
 
-/// Makes git ignore `entries` (patterns relative to `dir`, a project's `.claude/`, `.codex/`
-/// or `.gemini/` folder that exists) through `dir/.gitignore`, as the module says.
+/// Makes git ignore `entries` (patterns relative to `dir`, a project's `.claude/` or
+/// `.gemini/` folder that exists) through `dir/.gitignore`, as the module says.
 pub fn ignore_in_client_dir(dir: &Path, entries: &[&str]) -> std::io::Result<Ignored> {
     let path = dir.join(".gitignore");
     let mut fresh = format!("{HEADER}\n/.gitignore\n");

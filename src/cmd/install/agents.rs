@@ -309,8 +309,8 @@ pub fn install(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Keeps the backups of a project's hook file (`.codex/hooks.json`, `.gemini/settings.json`)
-/// out of `git status` ([`crate::gitignore`]); a user scope is no project.
+/// Keeps the backups of a project's hook file (`.gemini/settings.json`: Codex CLI's is at
+/// user scope only) out of `git status` ([`crate::gitignore`]); a user scope is no project.
 fn ignore_backups(scope: Scope, file: &Path) {
     if scope != Scope::Project || backups::list(file).is_empty() {
         return;
