@@ -34,6 +34,22 @@ pub const TARGET_KEYS: [&str; 8] = [
     "description",
 ];
 
+/// The key that joins the pre record of a call the client gave no id (Gemini CLI sends none)
+/// to its outcome: BLAKE3 of the tool and its input as the client sent them, 16 hex digits.
+/// Identical calls share it; the reader joins them in order ([`trail`]). `None` for a call
+/// with an id.
+pub fn call_key(tool_use_id: Option<&str>, tool_name: &str, tool_input: &Value) -> Option<String> {
+    if tool_use_id.is_some() {
+        return None;
+    }
+    let mut h = blake3::Hasher::new();
+    h.update(tool_name.as_bytes());
+    h.update(&[0]);
+    // Streamed into the hash: a large input is not copied.
+    serde_json::to_writer(&mut h, tool_input).ok()?;
+    Some(h.finalize().to_hex()[..16].to_owned())
+}
+
 /// Whether a call was refused by oath's own answer, as its pre record shows: a deny, or an
 /// ask the client received as a deny (`answered`, written when a client cannot ask: Codex
 /// CLI, Gemini CLI). Such a call never runs: Codex CLI and Gemini CLI send nothing after it,

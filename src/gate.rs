@@ -376,6 +376,7 @@ pub fn pre_tool_use(
     let pre = record::Pre {
         session_id: input.session_id.clone(),
         tool_use_id: input.tool_use_id.clone(),
+        call_key: audit::call_key(input.tool_use_id.as_deref(), tool_name, tool_input),
         prompt_id: input.prompt_id.clone(),
         tool_name: tool_name.to_owned(),
         tool_input: audit::loggable(tool_input),

@@ -179,6 +179,11 @@ pub fn outcome_record(
     record::Outcome {
         session_id: input.session_id.clone(),
         tool_use_id: input.tool_use_id.clone(),
+        call_key: crate::audit::call_key(
+            input.tool_use_id.as_deref(),
+            tool_name,
+            input.tool_input(),
+        ),
         prompt_id: input.prompt_id.clone(),
         tool_name: Some(tool_name.to_owned()),
         domain: domain.map(str::to_owned),

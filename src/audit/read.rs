@@ -236,6 +236,8 @@ struct Head<'a> {
     domain: Field<'a>,
     #[serde(borrow)]
     duration_ms: Field<'a>,
+    #[serde(borrow)]
+    call_key: Field<'a>,
 }
 
 /// One record of an audit file: its text and the fields that join, filter and order it.
@@ -257,6 +259,8 @@ pub struct Record {
     pub domain: Option<Box<str>>,
     /// `duration_ms` (outcome records, when Claude Code sent it).
     pub duration_ms: Option<f64>,
+    /// `call_key` (pre and outcome records of a call the client gave no id).
+    pub call_key: Option<Box<str>>,
 }
 
 impl Record {
@@ -284,6 +288,7 @@ impl Record {
                     Field::Num(n) => Some(n),
                     _ => None,
                 },
+                call_key: h.call_key.own(),
             }),
             // A field given twice (which a map keeps the last of) or of a shape `Head`
             // refuses: read it the general way.
@@ -303,6 +308,7 @@ impl Record {
             decision: s("decision"),
             domain: s("domain"),
             duration_ms: v["duration_ms"].as_f64(),
+            call_key: s("call_key"),
         })
     }
 

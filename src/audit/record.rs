@@ -76,6 +76,10 @@ pub struct Pre {
     pub session_id: Option<String>,
     /// The client's id of the tool call: joins the call's `outcome` records.
     pub tool_use_id: Option<String>,
+    /// For a call the client gave no id (Gemini CLI): its tool and input hashed
+    /// ([`crate::audit::call_key`]), which its outcome record carries too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_key: Option<String>,
     /// The id of the user prompt the call belongs to (Claude Code's `prompt_id`, its
     /// telemetry's `prompt.id`), when the client sent one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -194,6 +198,9 @@ pub struct Outcome {
     pub session_id: Option<String>,
     /// The call's id: joins its `pre` record.
     pub tool_use_id: Option<String>,
+    /// For a call the client gave no id: the key its `pre` record carries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_key: Option<String>,
     /// The id of the user prompt the call belongs to, when the client sent one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_id: Option<String>,

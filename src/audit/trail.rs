@@ -56,6 +56,9 @@ pub struct Entry {
     pub event: Option<Record>,
     /// Order among entries: `time`, or the latest time of its file before it when it has none.
     key: Option<Timestamp>,
+    /// For a call the client gave no id: its key in [`FileStream::waiting`] while its pre
+    /// record waits for an outcome.
+    waiting: Option<Box<str>>,
 }
 
 impl Entry {
@@ -178,6 +181,9 @@ struct FileStream {
     first_seq: u64,
     /// Calls waiting for records, by `session NUL call id`: their sequence number.
     open: HashMap<Box<str>, u64>,
+    /// Calls the client gave no id, waiting for their outcome, by `session NUL call key`:
+    /// their sequence numbers, oldest first (identical calls are joined in order).
+    waiting: HashMap<Box<str>, VecDeque<u64>>,
     /// The key being looked up (kept to save an allocation per record).
     scratch: String,
     /// The latest record time seen.
@@ -196,7 +202,7 @@ impl FileStream {
             if let Some(front) = self.queue.front() {
                 // A call without an outcome yet may still be running.
                 let running = front.event.is_none()
-                    && front.tool_use_id.is_some()
+                    && (front.tool_use_id.is_some() || front.waiting.is_some())
                     && front.outcomes.is_empty();
                 let wait = if running {
                     MAX_CALL_SECS
@@ -223,6 +229,17 @@ impl FileStream {
             let key = open_key(&mut self.scratch, &e.session, id);
             if self.open.get(key) == Some(&self.first_seq) {
                 self.open.remove(key);
+            }
+        }
+        // Still waiting: the oldest of its key, so the front of its queue.
+        if let Some(key) = &e.waiting
+            && let Some(q) = self.waiting.get_mut(key)
+        {
+            if q.front() == Some(&self.first_seq) {
+                q.pop_front();
+            }
+            if q.is_empty() {
+                self.waiting.remove(key);
             }
         }
         self.first_seq += 1;
@@ -286,6 +303,10 @@ impl FileStream {
             return;
         }
         let session: Box<str> = r.session.clone().unwrap_or_else(|| "unknown".into());
+        if call && r.tool_use_id.is_none() && r.call_key.is_some() {
+            self.file_keyed(session, r, is_pre);
+            return;
+        }
         if call {
             self.push(session, None, r, is_pre);
             return;
@@ -299,7 +320,45 @@ impl FileStream {
             outcomes: Vec::new(),
             event: Some(r),
             key,
+            waiting: None,
         });
+    }
+
+    /// Files a record of a call the client gave no id, by its `call_key`: a pre record waits
+    /// for an outcome; an outcome joins the oldest pre record of its key still waiting.
+    fn file_keyed(&mut self, session: Box<str>, r: Record, is_pre: bool) {
+        let call_key = r.call_key.as_deref().unwrap_or_default();
+        let key: Box<str> = open_key(&mut self.scratch, &session, call_key).into();
+        if is_pre {
+            let seq = self.first_seq + self.queue.len() as u64;
+            self.waiting.entry(key.clone()).or_default().push_back(seq);
+            self.push(session, None, r, true);
+            if let Some(e) = self.queue.back_mut() {
+                e.waiting = Some(key);
+            }
+            return;
+        }
+        let first_seq = self.first_seq;
+        let oldest = self.waiting.get_mut(&key).and_then(|q| {
+            // Entries already given out are skipped (their pre record waited too long).
+            while q.front().is_some_and(|&seq| seq < first_seq) {
+                q.pop_front();
+            }
+            q.pop_front()
+        });
+        if self.waiting.get(&key).is_some_and(VecDeque::is_empty) {
+            self.waiting.remove(&key);
+        }
+        if let Some(seq) = oldest {
+            let e = &mut self.queue[(seq - first_seq) as usize];
+            e.waiting = None;
+            e.outcomes.push(r);
+            return;
+        }
+        if skipped_its_pre(self.entered_at, &r) {
+            return;
+        }
+        self.push(session, None, r, false);
     }
 
     fn push(&mut self, session: Box<str>, id: Option<Box<str>>, r: Record, is_pre: bool) {
@@ -317,6 +376,7 @@ impl FileStream {
             outcomes,
             event: None,
             key: time.or(self.clock),
+            waiting: None,
         });
     }
 }
@@ -434,6 +494,7 @@ pub fn read(
                 queue: VecDeque::new(),
                 first_seq: 0,
                 open: HashMap::new(),
+                waiting: HashMap::new(),
                 scratch: String::new(),
                 clock: None,
                 stop_at,

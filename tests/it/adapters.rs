@@ -260,6 +260,53 @@ fn denials_take_the_form_each_client_showed_its_model() {
     assert!(!table.contains("pending"), "{table}");
 }
 
+/// Gemini gives a call no id: its pre record and its outcome carry the same call key, and
+/// `oath audit` shows each call that ran as one row with its outcome, identical calls joined
+/// in order.
+#[test]
+fn gemini_calls_join_their_outcomes_by_their_call_key() {
+    let env = TestEnv::new();
+    let payloads: std::collections::HashMap<String, Value> = captured("gemini-0.61.0")
+        .into_iter()
+        .map(|(name, p)| (name, localized(&env, p)))
+        .collect();
+    let before = &payloads["BeforeTool.run_shell_command.json"];
+    let ok = &payloads["AfterTool.run_shell_command.ok.json"];
+    let failed = &payloads["AfterTool.run_shell_command.exit3.json"];
+    // The same command twice, both before either ends: the first ends well, the second
+    // fails (the failure was captured in another session with another command: made the
+    // same here).
+    let mut failed = failed.clone();
+    failed["tool_input"] = before["tool_input"].clone();
+    failed["session_id"] = before["session_id"].clone();
+    for p in [before, before, ok, &failed] {
+        assert_eq!(hook(&env, p, None).code, Some(0));
+    }
+    let session = before["session_id"].as_str().unwrap();
+    let records = audit(&env, session);
+    let keys: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["kind"] == "pre" || r["kind"] == "outcome")
+        .map(|r| &r["call_key"])
+        .collect();
+    assert_eq!(keys.len(), 4, "{records:#?}");
+    assert!(
+        keys.iter().all(|k| k.is_string() && *k == keys[0]),
+        "{keys:?}"
+    );
+    let out = env.oath().arg("audit").output().unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", env.render(&out));
+    let rows: Vec<&str> = table.lines().filter(|l| l.contains("proof.txt")).collect();
+    assert_eq!(rows.len(), 2, "{table}");
+    assert!(rows[0].contains("success"), "{table}");
+    assert!(rows[1].contains("failure"), "{table}");
+    assert!(
+        !table.contains("pending") && !table.contains("no pre record"),
+        "{table}"
+    );
+}
+
 /// A broken payload or an internal error never lets a call through silently on a client
 /// that cannot ask: it is denied in the client's form.
 #[test]
