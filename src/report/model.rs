@@ -149,9 +149,9 @@ pub struct Totals {
     pub allowed: usize,
     /// Calls left to the client's rules.
     pub no_opinion: usize,
-    /// Calls asked.
+    /// Calls asked (of a user the client could ask).
     pub asked: usize,
-    /// Calls denied.
+    /// Calls denied, asks a client that cannot ask received as denies included.
     pub denied: usize,
     /// Calls that failed.
     pub failures: usize,
@@ -341,6 +341,8 @@ impl Builder {
         match mark {
             Mark::Allow => t.allowed += 1,
             Mark::NoOpinion => t.no_opinion += 1,
+            // An ask a client that cannot ask received as a deny: nobody was asked.
+            Mark::Ask if pre["answered"] == "deny" => t.denied += 1,
             Mark::Ask => t.asked += 1,
             Mark::Deny => t.denied += 1,
             Mark::Ungated => {}

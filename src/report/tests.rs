@@ -502,6 +502,8 @@ fn a_call_its_own_answer_refused_is_denied_by_oath_not_pending() {
             ("pending", "")
         ]
     );
+    // The cards count what the clients were answered: one ask, two denials.
+    assert_eq!((m.totals.asked, m.totals.denied), (1, 2));
 }
 
 #[test]
