@@ -20,6 +20,10 @@ pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
 /// Codex CLI's configuration directory (default `~/.codex`).
 pub const CODEX_HOME: &str = "CODEX_HOME";
+/// The home Gemini CLI keeps its `.gemini` folder in (default `$HOME`).
+pub const GEMINI_CLI_HOME: &str = "GEMINI_CLI_HOME";
+/// Gemini CLI's trusted-folders file (default `~/.gemini/trustedFolders.json`).
+pub const GEMINI_CLI_TRUSTED_FOLDERS_PATH: &str = "GEMINI_CLI_TRUSTED_FOLDERS_PATH";
 /// XDG base directory for state.
 pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
 /// XDG base directory for configuration.
@@ -129,6 +133,14 @@ pub const ALL: &[(&str, &str)] = &[
         "Claude Code's config dir (default ~/.claude)",
     ),
     (CODEX_HOME, "Codex CLI's config dir (default ~/.codex)"),
+    (
+        GEMINI_CLI_HOME,
+        "the home of Gemini CLI's .gemini folder (default $HOME)",
+    ),
+    (
+        GEMINI_CLI_TRUSTED_FOLDERS_PATH,
+        "Gemini CLI's trusted-folders file (default ~/.gemini/trustedFolders.json)",
+    ),
     (XDG_STATE_HOME, "XDG state base dir"),
     (XDG_CONFIG_HOME, "XDG config base dir"),
     (HOME, "home directory"),

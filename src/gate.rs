@@ -47,7 +47,8 @@ const MANAGED_SETTINGS: [&str; 3] = [
 /// layer). Gemini: `settings.json` (its `hooks` object) and extensions (which carry hooks)
 /// at user and project scope, `trusted_hooks.json` (the fingerprints of project hooks),
 /// `trustedFolders.json` (with folder trust on, an untrusted folder's settings, its hooks
-/// included, are not loaded) and the system settings in `/etc/gemini-cli`.
+/// included, are not loaded; `$GEMINI_CLI_TRUSTED_FOLDERS_PATH` when set, too) and the system
+/// settings in `/etc/gemini-cli`. The user folder is `$GEMINI_CLI_HOME/.gemini` when set.
 fn other_clients(env: &Env, project: &Project) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Some(codex) = env.codex_dir() {
@@ -71,6 +72,7 @@ fn other_clients(env: &Env, project: &Project) -> Vec<PathBuf> {
             .map(|p| gemini.join(p)),
         );
     }
+    out.extend(env.gemini_trusted_folders.clone());
     let project_gemini = project.root.join(".gemini");
     out.extend(
         ["settings.json", "extensions"]

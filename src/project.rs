@@ -33,6 +33,10 @@ pub struct Env {
     pub oath_kpt_dir: Option<PathBuf>,
     /// `$CODEX_HOME`.
     pub codex_home: Option<PathBuf>,
+    /// `$GEMINI_CLI_HOME`.
+    pub gemini_cli_home: Option<PathBuf>,
+    /// `$GEMINI_CLI_TRUSTED_FOLDERS_PATH`.
+    pub gemini_trusted_folders: Option<PathBuf>,
 }
 
 impl Env {
@@ -49,6 +53,8 @@ impl Env {
             oath_config: p(env::OATH_CONFIG),
             oath_kpt_dir: p(env::OATH_KPT_DIR),
             codex_home: p(env::CODEX_HOME),
+            gemini_cli_home: p(env::GEMINI_CLI_HOME),
+            gemini_trusted_folders: p(env::GEMINI_CLI_TRUSTED_FOLDERS_PATH),
         }
     }
 
@@ -99,9 +105,12 @@ impl Env {
             .or_else(|| self.home.as_ref().map(|h| h.join(".codex")))
     }
 
-    /// Returns Gemini CLI's user config dir (`~/.gemini`).
+    /// Returns Gemini CLI's user config dir (`$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`).
     pub fn gemini_dir(&self) -> Option<PathBuf> {
-        self.home.as_ref().map(|h| h.join(".gemini"))
+        self.gemini_cli_home
+            .as_ref()
+            .or(self.home.as_ref())
+            .map(|h| h.join(".gemini"))
     }
 }
 

@@ -131,3 +131,28 @@ fn codex_home_moves_the_protected_files_with_it() {
     }
     assert!(failures.is_empty(), "not refused:\n{}", failures.join("\n"));
 }
+
+#[test]
+fn gemini_cli_home_and_its_trusted_folders_path_move_the_protected_files_with_them() {
+    let env = TestEnv::new();
+    let gemini_home = env.dir.path().join("gemini-home");
+    let dir = gemini_home.join(".gemini");
+    std::fs::create_dir_all(&dir).unwrap();
+    let folders = env.dir.path().join("elsewhere/folders.json");
+    std::fs::create_dir_all(folders.parent().unwrap()).unwrap();
+    let vars = [
+        ("GEMINI_CLI_HOME", gemini_home.as_path()),
+        ("GEMINI_CLI_TRUSTED_FOLDERS_PATH", folders.as_path()),
+    ];
+    let mut failures = Vec::new();
+    for f in [
+        dir.join("settings.json"),
+        dir.join("trusted_hooks.json"),
+        dir.join("trustedFolders.json"),
+        folders.clone(),
+    ] {
+        std::fs::write(&f, "{}\n").unwrap();
+        failures.extend(unheld(&env, &f, &vars));
+    }
+    assert!(failures.is_empty(), "not refused:\n{}", failures.join("\n"));
+}
