@@ -719,7 +719,7 @@ pub fn install(
             }
         }
     }
-    ignore_own_files(&t, own);
+    ignore_own_files(t.scope, &t.settings, own);
     ui::out(
         "Done. Claude Code applies settings changes live (older versions: restart it, or review in /hooks).",
     );
@@ -727,17 +727,17 @@ pub fn install(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Keeps oath's own files in a project's `.claude/` out of `git status` (`crate::gitignore`):
-/// the settings backups when there are any, and `own` (what `--local` wrote for this machine).
-/// The user scope is no project: nothing is done there.
-fn ignore_own_files(t: &Target, mut own: Vec<String>) {
-    if t.scope == Scope::User {
+/// Keeps oath's own files in a project's client folder (`.claude/`, `.gemini/`) out of `git
+/// status` (`crate::gitignore`): the backups of `settings` when there are any, and `own` (what
+/// `--local` wrote for this machine). The user scope is no project: nothing is done there.
+fn ignore_own_files(scope: Scope, settings: &Path, mut own: Vec<String>) {
+    if scope == Scope::User {
         return;
     }
-    if !backups::list(&t.settings).is_empty() {
+    if !backups::list(settings).is_empty() {
         own.insert(0, gitignore::BACKUPS.to_owned());
     }
-    let Some(dir) = t.settings.parent().filter(|d| d.is_dir()) else {
+    let Some(dir) = settings.parent().filter(|d| d.is_dir()) else {
         return;
     };
     if own.is_empty() {
@@ -843,7 +843,7 @@ pub fn uninstall(
     if manifest.is_some() {
         let _ = std::fs::remove_file(&mpath);
     }
-    ignore_own_files(&t, Vec::new());
+    ignore_own_files(t.scope, &t.settings, Vec::new());
     ui::out("Done. oath's state (trust scores, audit trail) is kept.");
     Ok(ExitCode::SUCCESS)
 }

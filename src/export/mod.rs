@@ -194,9 +194,7 @@ pub fn sweep(state_root: &Path, project: Option<&str>) -> usize {
             };
             if gone() && std::fs::remove_file(&cursor_file).is_ok() {
                 removed += 1;
-                let mut lock_file = cursor_file.into_os_string();
-                lock_file.push(".lock");
-                let _ = std::fs::remove_file(lock_file);
+                let _ = std::fs::remove_file(state::lock_path(&cursor_file));
             }
             drop(lock);
         }

@@ -18,7 +18,7 @@ pub mod trust;
 
 pub use store::{
     DirLock, Durability, FileLock, ReadOutcome, StateError, append_json_line, ensure_dir,
-    from_slice_seed, lock_dir, lock_file_of, move_aside, quarantine_warning, read_json,
+    from_slice_seed, lock_dir, lock_file_of, lock_path, move_aside, quarantine_warning, read_json,
     read_json_with, read_text_file, update_json, update_json_redacted_at_entry, write_json_atomic,
     write_raw_atomic,
 };

@@ -187,7 +187,8 @@ pub fn move_aside(path: &Path, tag: &str, now: Timestamp) -> io::Result<PathBuf>
     Ok(aside)
 }
 
-fn lock_path(path: &Path) -> PathBuf {
+/// The lock file [`lock_file_of`] and [`update_json`] take for `path`: `<path>.lock`.
+pub fn lock_path(path: &Path) -> PathBuf {
     let mut p = path.as_os_str().to_owned();
     p.push(".lock");
     PathBuf::from(p)

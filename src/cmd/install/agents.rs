@@ -24,13 +24,12 @@ use serde_json::{Value, json};
 
 use super::settings::{EventSpec, check_events_shape, merge_events, remove_events, shell_quote};
 use super::{
-    Manifest, Scope, Settings, backups, diff, manifest_path, read_manifest, remove_backed_up,
+    Manifest, Scope, Settings, diff, manifest_path, read_manifest, remove_backed_up,
     write_backed_up,
 };
 use crate::agent::Agent;
 use crate::clock::Timestamp;
 use crate::error::{CliError, Result};
-use crate::gitignore;
 use crate::project::{Env, Project};
 use crate::state;
 use crate::ui;
@@ -257,7 +256,7 @@ pub fn install(
                     .map_err(|e| CliError::new(format!("cannot create {}: {e}", dir.display())))?;
             }
             write_backed_up(&file, &settings, &new_text, &mut manifest, now)?;
-            ignore_backups(scope, &file);
+            super::ignore_own_files(scope, &file, Vec::new());
             let mut what = Vec::new();
             if !merge.added.is_empty() {
                 what.push(format!(
@@ -307,21 +306,6 @@ pub fn install(
     }
     ui::out("Check with `oath doctor`.");
     Ok(ExitCode::SUCCESS)
-}
-
-/// Keeps the backups of a project's hook file (`.gemini/settings.json`: Codex CLI's is at
-/// user scope only) out of `git status` ([`crate::gitignore`]); a user scope is no project.
-fn ignore_backups(scope: Scope, file: &Path) {
-    if scope != Scope::Project || backups::list(file).is_empty() {
-        return;
-    }
-    let Some(dir) = file.parent() else {
-        return;
-    };
-    let ignored = gitignore::ignore_in_client_dir(dir, &[gitignore::BACKUPS]);
-    if let Some(note) = gitignore::note(dir, &ignored) {
-        ui::out(&format!("  note: {note}"));
-    }
 }
 
 /// Removes oath's hooks for Codex CLI or Gemini CLI: the work of `oath uninstall --agent`.
@@ -379,7 +363,7 @@ pub fn uninstall(
                 now,
             )?;
             if !dry_run {
-                ignore_backups(scope, &file);
+                super::ignore_own_files(scope, &file, Vec::new());
             }
         }
     }
