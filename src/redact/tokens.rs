@@ -41,7 +41,7 @@ pub(super) fn entropy(b: &[u8]) -> f32 {
         .filter(|&&c| c > 0)
         .map(|&c| {
             let p = f32::from(c) / n;
-            -p * p.log2()
+            -p * libm::log2f(p)
         })
         .sum()
 }
