@@ -126,7 +126,7 @@ impl Names {
 
     /// Returns whether a word is one of the names, exactly.
     pub fn exact(&self, word: &str) -> bool {
-        self.0.iter().any(|n| !n.contains('*') && n == word)
+        self.0.iter().any(|n| n == word && !n.contains('*'))
     }
 
     /// Returns whether a word matches one of the name patterns.

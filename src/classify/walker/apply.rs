@@ -39,19 +39,37 @@ impl Place<'_, '_> {
             .first()
             .map(|w| w.text.as_str())
             .unwrap_or("");
-        let out = text
-            .replace("{program}", self.name)
-            .replace("{sub}", &self.d.sub)
-            .replace("{arg0}", arg0);
-        // An empty placeholder leaves a double space.
-        let mut s = String::with_capacity(out.len());
-        for part in out.split(' ').filter(|p| !p.is_empty()) {
-            if !s.is_empty() {
-                s.push(' ');
+        let values = [
+            ("{program}", self.name),
+            ("{sub}", self.d.sub.as_str()),
+            ("{arg0}", arg0),
+        ];
+        // One pass: what a placeholder brings (words of the command) is not read again.
+        let mut out = String::with_capacity(text.len() + 32);
+        let mut rest = text;
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            rest = &rest[open..];
+            match values.iter().find(|(name, _)| rest.starts_with(name)) {
+                Some((name, value)) => {
+                    out.push_str(value);
+                    rest = &rest[name.len()..];
+                }
+                None => {
+                    out.push('{');
+                    rest = &rest[1..];
+                }
             }
-            s.push_str(part);
         }
-        s
+        out.push_str(rest);
+        // An empty placeholder leaves a double space.
+        if !out.contains("  ") && !out.starts_with(' ') && !out.ends_with(' ') {
+            return out;
+        }
+        out.split(' ')
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// Names the rule for `oath explain`: `git: git reset › git-reset-hard`.
