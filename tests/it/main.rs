@@ -36,6 +36,7 @@ mod scripts;
 mod secrets;
 mod secrets_corpus;
 mod sessions;
+mod startup;
 mod strike;
 mod strike_pairs;
 mod support;
