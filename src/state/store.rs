@@ -590,11 +590,21 @@ fn write_atomic_in(
     bytes: &[u8],
     durability: Durability,
 ) -> Result<(), StateError> {
-    fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".oath-tmp-")
-        .tempfile_in(dir)
-        .map_err(io_err("create temp file in", dir))?;
+    let temp = || {
+        tempfile::Builder::new()
+            .prefix(".oath-tmp-")
+            .tempfile_in(dir)
+    };
+    // The folder is created only when the temp file cannot be for want of it (callers that
+    // lock a folder have made it already).
+    let mut tmp = match temp() {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+            temp()
+        }
+        made => made,
+    }
+    .map_err(io_err("create temp file in", dir))?;
     tmp.write_all(bytes).map_err(io_err("write", path))?;
     if durability == Durability::Synced {
         tmp.as_file().sync_all().map_err(io_err("sync", path))?;
@@ -700,26 +710,32 @@ fn cap_long_strings(v: &mut Value, max: usize) {
 
 /// Appends one line to a log file with a single `write()`, creating the file and its directory.
 fn append_line(path: &Path, line: &str) -> Result<(), StateError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
-    // A log that is a symbolic link is not followed: appending would write oath's records
-    // (and anything an attacker-planted link points at) into a file elsewhere.
-    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(StateError::Io {
-            action: "append to",
-            path: path.to_path_buf(),
-            source: io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "the file is a symbolic link, which oath does not follow",
-            ),
-        });
+    // The folder is created only when the log cannot be opened for want of it: it exists at
+    // every hook but a project's first.
+    let mut file = match open_log(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+            open_log(path)
+        }
+        opened => opened,
     }
-    let mut file = OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .open(path)
-        .map_err(io_err("open", path))?;
+    .map_err(|e| {
+        // A log that is a symbolic link is not followed: appending would write oath's records
+        // (and anything an attacker-planted link points at) into a file elsewhere.
+        if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            StateError::Io {
+                action: "append to",
+                path: path.to_path_buf(),
+                source: io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "the file is a symbolic link, which oath does not follow",
+                ),
+            }
+        } else {
+            io_err("open", path)(e)
+        }
+    })?;
     // One `write()` is not atomic against SIGKILL on a regular file: the kernel stops
     // copying at a page boundary when a fatal signal is pending, so a killed writer can
     // leave half a record with no newline. A record starts on a line of its own, so that
@@ -757,14 +773,37 @@ fn wait_for_turn(file: &File) -> bool {
     }
 }
 
+/// Opens a log to append to, creating it, without following a symbolic link where it stands:
+/// on Unix the open itself refuses one (no moment between a check and the open for a link to
+/// appear); elsewhere it is checked first.
+fn open_log(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.create(true).read(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    #[cfg(not(unix))]
+    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the file is a symbolic link",
+        ));
+    }
+    options.open(path)
+}
+
 /// Whether a file's last byte is there and is not a newline (the file position is left
 /// anywhere: the caller appends).
 fn ends_mid_line(file: &mut File) -> io::Result<bool> {
     use std::io::{Seek, SeekFrom};
-    if file.metadata()?.len() == 0 {
-        return Ok(false);
+    // Before the start of an empty file: no last byte.
+    match file.seek(SeekFrom::End(-1)) {
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::InvalidInput => return Ok(false),
+        Err(e) => return Err(e),
     }
-    file.seek(SeekFrom::End(-1))?;
     let mut last = [0u8; 1];
     file.read_exact(&mut last)?;
     Ok(last[0] != b'\n')

@@ -308,6 +308,31 @@ fn symlinked_log_is_not_appended_through() {
     assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
 }
 
+/// A link to a file that does not exist yet: following it would create the file elsewhere.
+#[cfg(unix)]
+#[test]
+fn a_dangling_link_as_log_creates_nothing_where_it_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("elsewhere.jsonl");
+    let path = dir.path().join("a.jsonl");
+    std::os::unix::fs::symlink(&target, &path).unwrap();
+    let err = append_line(&path, "{}").unwrap_err().to_string();
+    assert!(err.contains("symbolic link"), "{err}");
+    assert!(!target.exists());
+}
+
+#[test]
+fn a_log_gets_its_folders_and_an_empty_one_its_first_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new/audit/a.jsonl");
+    append_line(&path, r#"{"n":1}"#).unwrap();
+    assert_eq!(fs::read_to_string(&path).unwrap(), "{\"n\":1}\n");
+    let empty = dir.path().join("empty.jsonl");
+    fs::write(&empty, "").unwrap();
+    append_line(&empty, r#"{"n":1}"#).unwrap();
+    assert_eq!(fs::read_to_string(&empty).unwrap(), "{\"n\":1}\n");
+}
+
 #[cfg(unix)]
 #[test]
 fn fifos_and_devices_are_never_opened() {
