@@ -596,27 +596,56 @@ impl Walker<'_> {
         }
     }
 
-    /// unzip, 7z, unrar: listings read; extraction writes its directory.
+    /// unzip, 7z, unrar: listings (and help) read; extraction writes its directory.
     pub(super) fn h_unzip(&mut self, c: &Handled<'_, '_, '_>) {
         let args = c.args();
         let first = args
             .iter()
             .find(|a| !a.text.starts_with('-'))
             .map(|a| a.text.as_str());
-        let listing = args.iter().any(|a| {
-            let t = a.text.as_str();
-            t.starts_with('-')
-                && !t.starts_with("--")
-                && t.len() > 1
-                && t[1..].chars().all(|ch| "ltvZpcq1".contains(ch))
-                && t[1..].chars().any(|ch| "ltvZpc".contains(ch))
-        }) || matches!(first, Some("l" | "t" | "h" | "i"));
+        let program = c.name.rsplit('/').next().unwrap_or(c.name);
+        // Alone, these print help (with another word, they are not trusted to).
+        let help = matches!(args, [only] if matches!(only.text.as_str(), "--help" | "-h" | "-hh"));
+        let listing = args.is_empty()
+            || help
+            || if program.starts_with("7z") || program == "unrar" {
+                // `7z l a.7z`, `unrar lb a.rar`: the first word is the command (their
+                // options are not unzip's: `-p` gives a password, `-t` a type).
+                matches!(
+                    first,
+                    Some(
+                        "l" | "t"
+                            | "h"
+                            | "i"
+                            | "b"
+                            | "lt"
+                            | "lta"
+                            | "lb"
+                            | "v"
+                            | "vt"
+                            | "vta"
+                            | "vb"
+                    )
+                )
+            } else {
+                // unzip's first word is the archive (`unzip -o t` extracts `t.zip`): only
+                // its options list (`-l`, `-v`, `-t`, `-Z`), print (`-p`, `-c`), show the
+                // comment (`-z`).
+                args.iter().any(|a| {
+                    let t = a.text.as_str();
+                    t.starts_with('-')
+                        && !t.starts_with("--")
+                        && t.len() > 1
+                        && t[1..].chars().all(|ch| "ltvZpcq1z".contains(ch))
+                        && t[1..].chars().any(|ch| "ltvZpcz".contains(ch))
+                })
+            };
         if listing {
             let mut f = Finding::new(
                 Domain::FileRead,
                 Risk::Low,
                 "read",
-                "lists or tests an archive",
+                "lists or tests an archive, or prints help",
             );
             f.effect = Some("read()".into());
             self.push(c.t(), f);
