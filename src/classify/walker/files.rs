@@ -2,6 +2,7 @@
 //! expressions, copies with sources, destination and remote hosts, dd operands, permission
 //! modes, and archive letter clusters.
 
+use super::tar::Op;
 use crate::shell::Word;
 
 use super::super::args::scan;
@@ -507,93 +508,60 @@ impl Walker<'_> {
         }
     }
 
-    /// tar: extraction writes the directory, creation the archive; listings read.
+    /// tar: extraction writes the directory, creation and changes the archive; listings read;
+    /// an option that runs a program given to tar is not followed.
     pub(super) fn h_tar(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
-        let args = c.args();
-        let first = args.first().map(|w| w.text.as_str()).unwrap_or("");
-        let cluster = |ch: char| {
-            args.iter().any(|a| {
-                a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains(ch)
-            }) || !first.starts_with('-') && first.contains(ch)
-        };
-        let extract = cluster('x')
-            || args
-                .iter()
-                .any(|a| a.text == "--extract" || a.text == "--get");
-        let list = cluster('t') || args.iter().any(|a| a.text == "--list");
-        let create = cluster('c') || args.iter().any(|a| a.text == "--create");
-        let dir = args
-            .iter()
-            .position(|a| a.text == "-C" || a.text == "--directory")
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-            .or_else(|| {
-                args.iter().find_map(|a| {
-                    a.text.strip_prefix("--directory=").map(|v| Word {
-                        text: v.into(),
-                        ..a.clone()
-                    })
-                })
-            });
-        let files: Vec<&Word> = args
-            .iter()
-            .skip(1)
-            .filter(|a| !a.text.starts_with('-'))
-            .collect();
-        if files.iter().any(|w| self.target(w).credential) {
+        let t = super::tar::parse(c.args());
+        if t.files.iter().any(|w| self.target(w).credential) {
             leaf.produces.secret = true;
         }
-        if extract {
-            self.extract_into(c, dir.as_ref());
-        } else if list {
-            self.read_paths(c.t(), &[], "lists an archive:", leaf);
-        } else if create {
-            let out = args
-                .iter()
-                .position(|a| a.text == "-f" || a.text == "--file")
-                .and_then(|i| args.get(i + 1))
-                .or_else(|| {
-                    if !first.starts_with('-') && first.contains('f') {
-                        args.get(1)
-                    } else {
-                        None
-                    }
-                })
-                .or_else(|| {
-                    args.iter()
-                        .position(|a| {
-                            a.text.starts_with('-')
-                                && !a.text.starts_with("--")
-                                && a.text.ends_with('f')
-                        })
-                        .and_then(|i| args.get(i + 1))
-                });
-            match out {
-                Some(o) if o.text != "-" => {
-                    let tg = self.target(o);
-                    self.found(
-                        c,
-                        Effect::Write(tg, None),
-                        "write",
-                        "",
-                        "writes the archive",
-                    );
-                }
-                _ => self.read_paths(c.t(), &[], "archives files to stdout:", leaf),
-            }
-            let secrets: Vec<Target> = files
-                .iter()
-                .map(|w| self.target(w))
-                .filter(|t| t.credential)
-                .collect();
-            if !secrets.is_empty() {
-                self.read_paths(c.t(), &secrets, "archives", leaf);
-            }
-        } else {
-            let mut f = Finding::new(Domain::FileWrite, Risk::Medium, "archive", "tar");
-            f.effect = Some("write(?)".into());
-            self.push(c.t(), f);
+        if let Some(option) = &t.runs {
+            self.found(
+                c,
+                Effect::NotUnderstood,
+                "tar-runs-program",
+                &format!("tar {option} runs a program given on the command line"),
+                "",
+            );
         }
+        match t.op {
+            Op::Extract => self.extract_into(c, t.dir.as_ref()),
+            Op::List | Op::Diff => self.read_paths(c.t(), &[], "lists an archive:", leaf),
+            Op::Create | Op::Change => {
+                match t.file.as_ref().filter(|o| o.text != "-") {
+                    Some(o) => {
+                        let tg = self.target(o);
+                        let verb = if t.op == Op::Create {
+                            "writes the archive"
+                        } else {
+                            "changes the archive"
+                        };
+                        self.found(c, Effect::Write(tg, None), "write", "", verb);
+                    }
+                    None if t.op == Op::Create => {
+                        self.read_paths(c.t(), &[], "archives files to stdout:", leaf)
+                    }
+                    None => self.unknown_archive_write(c),
+                }
+                let secrets: Vec<Target> = t
+                    .files
+                    .iter()
+                    .map(|w| self.target(w))
+                    .filter(|t| t.credential)
+                    .collect();
+                if !secrets.is_empty() {
+                    self.read_paths(c.t(), &secrets, "archives", leaf);
+                }
+            }
+            Op::None => self.unknown_archive_write(c),
+        }
+    }
+
+    /// A tar whose archive or operation is not known: it may write anything.
+    fn unknown_archive_write(&mut self, c: &Handled<'_, '_, '_>) {
+        let mut f = Finding::new(Domain::FileWrite, Risk::Medium, "archive", "tar");
+        f.effect = Some("write(?)".into());
+        self.push(c.t(), f);
     }
 
     /// unzip, 7z, unrar: listings (and help) read; extraction writes its directory.
@@ -629,16 +597,19 @@ impl Walker<'_> {
                 )
             } else {
                 // unzip's first word is the archive (`unzip -o t` extracts `t.zip`): only
-                // its options list (`-l`, `-v`, `-t`, `-Z`), print (`-p`, `-c`), show the
-                // comment (`-z`).
-                args.iter().any(|a| {
-                    let t = a.text.as_str();
-                    t.starts_with('-')
-                        && !t.starts_with("--")
-                        && t.len() > 1
-                        && t[1..].chars().all(|ch| "ltvZpcq1z".contains(ch))
-                        && t[1..].chars().any(|ch| "ltvZpcz".contains(ch))
-                })
+                // its options before it list (`-l`, `-v`, `-t`, `-Z`), print (`-p`, `-c`) or
+                // show the comment (`-z`); after it, words are members (`-x -l` excludes a
+                // member named `-l`).
+                args.iter()
+                    .take_while(|a| a.text.starts_with('-'))
+                    .any(|a| {
+                        let t = a.text.as_str();
+                        t.starts_with('-')
+                            && !t.starts_with("--")
+                            && t.len() > 1
+                            && t[1..].chars().all(|ch| "ltvZpcq1z".contains(ch))
+                            && t[1..].chars().any(|ch| "ltvZpcz".contains(ch))
+                    })
             };
         if listing {
             let mut f = Finding::new(
@@ -651,22 +622,40 @@ impl Walker<'_> {
             self.push(c.t(), f);
             return;
         }
-        let dir = args
-            .iter()
-            .position(|a| a.text == "-d")
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-            .or_else(|| {
-                args.iter().find_map(|a| {
-                    a.text
-                        .strip_prefix("-o")
-                        .filter(|v| !v.is_empty())
-                        .map(|v| Word {
-                            text: v.into(),
-                            ..a.clone()
-                        })
-                })
-            });
+        let glued = |a: &Word, v: &str| Word {
+            text: v.into(),
+            ..a.clone()
+        };
+        let dir = if program.starts_with("7z") {
+            // 7z: `-oDIR`.
+            args.iter().find_map(|a| {
+                a.text
+                    .strip_prefix("-o")
+                    .filter(|v| !v.is_empty())
+                    .map(|v| glued(a, v))
+            })
+        } else if program == "unrar" {
+            // unrar: a last word ending in a separator (`unrar x a.rar out/`); `-o+` is
+            // overwriting, not a folder.
+            args.iter()
+                .skip(1)
+                .rfind(|a| !a.text.starts_with('-') && a.text.ends_with('/'))
+                .cloned()
+        } else {
+            // unzip: `-d DIR`, `-dDIR`, or a cluster ending in `d` (`-od DIR`).
+            args.iter().enumerate().find_map(|(i, a)| {
+                let t = a.text.as_str();
+                if !t.starts_with('-') || t.starts_with("--") {
+                    return None;
+                }
+                let rest = &t[t.find('d')? + 1..];
+                if rest.is_empty() {
+                    args.get(i + 1).cloned()
+                } else {
+                    Some(glued(a, rest))
+                }
+            })
+        };
         self.extract_into(c, dir.as_ref());
     }
 
@@ -702,19 +691,17 @@ impl Walker<'_> {
     /// gzip, xz, zstd …: to stdout they filter; on files they replace them.
     pub(super) fn h_compress(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
         let (name, args) = (c.name, c.args());
-        // `cpio -i` extracts an archive read from stdin into the working directory.
-        if name == "cpio"
-            && args.iter().any(|a| {
-                a.text == "--extract"
-                    || a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('i')
-            })
-        {
-            self.extract_into(c, None);
-            return;
+        match name.rsplit('/').next().unwrap_or(name) {
+            "cpio" => return self.h_cpio(c, leaf),
+            "zip" => return self.h_zip(c),
+            _ => {}
         }
-        let to_stdout = args
-            .iter()
-            .any(|a| matches!(a.text.as_str(), "-c" | "--stdout" | "-l" | "--list" | "-t"));
+        // The gzip family: `-c` writes to stdout, `-l` lists, `-t` tests (lz4's `-l` is its
+        // legacy format, and it then writes its output file).
+        let to_stdout = args.iter().any(|a| {
+            matches!(a.text.as_str(), "-c" | "--stdout" | "-t" | "--test")
+                || name != "lz4" && matches!(a.text.as_str(), "-l" | "--list")
+        });
         if matches!(name, "gunzip" | "bunzip2" | "unxz" | "unzstd")
             || args
                 .iter()
@@ -751,6 +738,154 @@ impl Walker<'_> {
                 "",
                 "compresses or replaces",
             );
+        }
+    }
+
+    /// cpio: `-t` lists, `-i` extracts into the working directory (or `-D`), `-p` copies
+    /// files into a folder, `-o` writes an archive (to stdout, or to `-F`/`-O`).
+    fn h_cpio(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let args = c.args();
+        let (mut letters, mut file, mut dir, mut pos) = (String::new(), None, None, Vec::new());
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            i += 1;
+            let t = a.text.as_str();
+            if let Some(long) = t.strip_prefix("--") {
+                let (n, v) = long
+                    .split_once('=')
+                    .map_or((long, None), |(n, v)| (n, Some(v)));
+                let value = || Word {
+                    text: v.unwrap_or_default().into(),
+                    ..a.clone()
+                };
+                match n {
+                    "extract" => letters.push('i'),
+                    "create" => letters.push('o'),
+                    "pass-through" => letters.push('p'),
+                    "list" => letters.push('t'),
+                    "file" if v.is_some() => file = Some(value()),
+                    "directory" if v.is_some() => dir = Some(value()),
+                    _ => {}
+                }
+                continue;
+            }
+            if !t.starts_with('-') || t == "-" {
+                pos.push(a.clone());
+                continue;
+            }
+            // A cluster: its option with a value takes the rest, or the next word.
+            for (k, ch) in t[1..].char_indices() {
+                if "CDEFHIMOR".contains(ch) {
+                    let rest = &t[1 + k + ch.len_utf8()..];
+                    let v = if rest.is_empty() {
+                        i += 1;
+                        args.get(i - 1).cloned()
+                    } else {
+                        Some(Word {
+                            text: rest.into(),
+                            ..a.clone()
+                        })
+                    };
+                    match ch {
+                        'F' | 'O' => file = v,
+                        'D' => dir = v,
+                        _ => {}
+                    }
+                    break;
+                }
+                letters.push(ch);
+            }
+        }
+        if letters.contains('t') {
+            self.read_paths(c.t(), &[], "lists an archive:", leaf);
+        } else if letters.contains('i') {
+            self.extract_into(c, dir.as_ref());
+        } else if letters.contains('p') {
+            self.extract_into(c, pos.first());
+        } else if letters.contains('o') {
+            match file {
+                Some(f) => {
+                    let tg = self.target(&f);
+                    self.found(
+                        c,
+                        Effect::Write(tg, None),
+                        "write",
+                        "",
+                        "writes the archive",
+                    );
+                }
+                None => self.act(c, Act::ShellHarmless, "filter", "cpio archives to stdout"),
+            }
+        } else {
+            self.unknown_archive_write(c);
+        }
+    }
+
+    /// zip: writes its archive (the first word that is no option's value); `-m` deletes the
+    /// files it archives and `-TT` runs a command, which are not followed.
+    fn h_zip(&mut self, c: &Handled<'_, '_, '_>) {
+        let args = c.args();
+        let runs = args
+            .iter()
+            .any(|a| a.text.starts_with("-TT") || a.text.starts_with("--unzip-command"));
+        let moves = args.iter().any(|a| {
+            a.text == "--move"
+                || a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('m')
+        });
+        if runs || moves {
+            let why = if runs {
+                "zip -TT runs a command given on the command line"
+            } else {
+                "zip -m deletes the files it archives"
+            };
+            self.found(c, Effect::NotUnderstood, "zip-runs-or-deletes", why, "");
+            return;
+        }
+        const VALUED: [&str; 9] = [
+            "-t",
+            "-tt",
+            "-b",
+            "-n",
+            "-P",
+            "-O",
+            "--output-file",
+            "-Z",
+            "-s",
+        ];
+        let mut archive = None;
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let t = a.text.as_str();
+            if VALUED.contains(&t) {
+                it.next();
+            } else if t == "-x" || t == "-i" {
+                break;
+            } else if t == "-" || !t.starts_with('-') {
+                archive = Some(a);
+                break;
+            }
+        }
+        let out = args
+            .iter()
+            .position(|a| a.text == "-O" || a.text == "--output-file")
+            .and_then(|i| args.get(i + 1));
+        for w in archive.into_iter().chain(out) {
+            if w.text == "-" {
+                self.act(c, Act::ShellHarmless, "filter", "zip archives to stdout");
+                continue;
+            }
+            let tg = self.target(w);
+            self.found(
+                c,
+                Effect::Write(tg, None),
+                "write",
+                "",
+                "writes the archive",
+            );
+        }
+        if archive.is_none() && out.is_none() {
+            self.unknown_archive_write(c);
         }
     }
 }

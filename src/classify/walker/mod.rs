@@ -11,6 +11,7 @@ mod files;
 mod net;
 mod patch;
 mod shells;
+mod tar;
 
 use std::path::PathBuf;
 
