@@ -6,6 +6,7 @@
 //! worst finding decides.
 
 mod apply;
+mod archives;
 mod envvars;
 mod files;
 mod net;

@@ -1,0 +1,398 @@
+//! Handlers for archivers, each reading its options as the program does: tar (its words read
+//! by `tar.rs`), unzip, 7z and unrar, the gzip family, zip and cpio. Extraction writes its
+//! folder (asked over a folder holding oath's or Claude Code's settings), creation its archive;
+//! listings read; an option that runs a program or deletes the files archived is asked.
+
+use super::tar::Op;
+use crate::shell::Word;
+
+use super::super::effect::Effect;
+use super::super::pack::schema::Act;
+use super::super::paths::{self, Target};
+use super::super::rule::Finding;
+use super::super::{Domain, Risk};
+use super::apply::Handled;
+use super::{Leaf, Walker};
+
+impl Walker<'_> {
+    /// tar: extraction writes the directory, creation and changes the archive; listings read;
+    /// an option that runs a program given to tar is not followed.
+    pub(super) fn h_tar(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let t = super::tar::parse(c.args());
+        if t.files.iter().any(|w| self.target(w).credential) {
+            leaf.produces.secret = true;
+        }
+        if let Some(option) = &t.runs {
+            self.found(
+                c,
+                Effect::NotUnderstood,
+                "tar-runs-program",
+                &format!("tar {option} runs a program given on the command line"),
+                "",
+            );
+        }
+        match t.op {
+            Op::Extract => self.extract_into(c, t.dir.as_ref()),
+            Op::List | Op::Diff => self.read_paths(c.t(), &[], "lists an archive:", leaf),
+            Op::Create | Op::Change => {
+                match t.file.as_ref().filter(|o| o.text != "-") {
+                    Some(o) => {
+                        let tg = self.target(o);
+                        let verb = if t.op == Op::Create {
+                            "writes the archive"
+                        } else {
+                            "changes the archive"
+                        };
+                        self.found(c, Effect::Write(tg, None), "write", "", verb);
+                    }
+                    None if t.op == Op::Create => {
+                        self.read_paths(c.t(), &[], "archives files to stdout:", leaf)
+                    }
+                    None => self.unknown_archive_write(c),
+                }
+                let secrets: Vec<Target> = t
+                    .files
+                    .iter()
+                    .map(|w| self.target(w))
+                    .filter(|t| t.credential)
+                    .collect();
+                if !secrets.is_empty() {
+                    self.read_paths(c.t(), &secrets, "archives", leaf);
+                }
+            }
+            Op::None => self.unknown_archive_write(c),
+        }
+    }
+
+    /// A tar whose archive or operation is not known: it may write anything.
+    fn unknown_archive_write(&mut self, c: &Handled<'_, '_, '_>) {
+        let mut f = Finding::new(Domain::FileWrite, Risk::Medium, "archive", "tar");
+        f.effect = Some("write(?)".into());
+        self.push(c.t(), f);
+    }
+
+    /// unzip, 7z, unrar: listings (and help) read; extraction writes its directory.
+    pub(super) fn h_unzip(&mut self, c: &Handled<'_, '_, '_>) {
+        let args = c.args();
+        let first = args
+            .iter()
+            .find(|a| !a.text.starts_with('-'))
+            .map(|a| a.text.as_str());
+        let program = c.name.rsplit('/').next().unwrap_or(c.name);
+        // Alone, these print help (with another word, they are not trusted to).
+        let help = matches!(args, [only] if matches!(only.text.as_str(), "--help" | "-h" | "-hh"));
+        let listing = args.is_empty()
+            || help
+            || if program.starts_with("7z") || program == "unrar" {
+                // `7z l a.7z`, `unrar lb a.rar`: the first word is the command (their
+                // options are not unzip's: `-p` gives a password, `-t` a type).
+                matches!(
+                    first,
+                    Some(
+                        "l" | "t"
+                            | "h"
+                            | "i"
+                            | "b"
+                            | "lt"
+                            | "lta"
+                            | "lb"
+                            | "v"
+                            | "vt"
+                            | "vta"
+                            | "vb"
+                    )
+                )
+            } else {
+                // unzip's first word is the archive (`unzip -o t` extracts `t.zip`): only
+                // its options before it list (`-l`, `-v`, `-t`, `-Z`), print (`-p`, `-c`) or
+                // show the comment (`-z`); after it, words are members (`-x -l` excludes a
+                // member named `-l`).
+                args.iter()
+                    .take_while(|a| a.text.starts_with('-'))
+                    .any(|a| {
+                        let t = a.text.as_str();
+                        t.starts_with('-')
+                            && !t.starts_with("--")
+                            && t.len() > 1
+                            && t[1..].chars().all(|ch| "ltvZpcq1z".contains(ch))
+                            && t[1..].chars().any(|ch| "ltvZpcz".contains(ch))
+                    })
+            };
+        if listing {
+            let mut f = Finding::new(
+                Domain::FileRead,
+                Risk::Low,
+                "read",
+                "lists or tests an archive, or prints help",
+            );
+            f.effect = Some("read()".into());
+            self.push(c.t(), f);
+            return;
+        }
+        let glued = |a: &Word, v: &str| Word {
+            text: v.into(),
+            ..a.clone()
+        };
+        let dir = if program.starts_with("7z") {
+            // 7z: `-oDIR`.
+            args.iter().find_map(|a| {
+                a.text
+                    .strip_prefix("-o")
+                    .filter(|v| !v.is_empty())
+                    .map(|v| glued(a, v))
+            })
+        } else if program == "unrar" {
+            // unrar: a last word ending in a separator (`unrar x a.rar out/`); `-o+` is
+            // overwriting, not a folder.
+            args.iter()
+                .skip(1)
+                .rfind(|a| !a.text.starts_with('-') && a.text.ends_with('/'))
+                .cloned()
+        } else {
+            // unzip: `-d DIR`, `-dDIR`, or a cluster ending in `d` (`-od DIR`).
+            args.iter().enumerate().find_map(|(i, a)| {
+                let t = a.text.as_str();
+                if !t.starts_with('-') || t.starts_with("--") {
+                    return None;
+                }
+                let rest = &t[t.find('d')? + 1..];
+                if rest.is_empty() {
+                    args.get(i + 1).cloned()
+                } else {
+                    Some(glued(a, rest))
+                }
+            })
+        };
+        self.extract_into(c, dir.as_ref());
+    }
+
+    /// Pushes extracting an archive into `dir` (or the working directory). Its entries are
+    /// unknown: into a folder that holds oath's or Claude Code's settings, it could replace
+    /// them.
+    fn extract_into(&mut self, c: &Handled<'_, '_, '_>, dir: Option<&Word>) {
+        let tg = match dir {
+            Some(d) => self.target(d),
+            None => self.cwd_target(),
+        };
+        if paths::contains_protected(&tg, self.ctx) {
+            self.found(
+                c,
+                Effect::NotUnderstood,
+                "extract-over-settings",
+                &format!(
+                    "extracts an archive oath cannot see into {}, which holds oath's or Claude Code's settings",
+                    tg.shown()
+                ),
+                "",
+            );
+        }
+        self.found(
+            c,
+            Effect::Write(tg, None),
+            "write",
+            "",
+            "extracts an archive into",
+        );
+    }
+
+    /// gzip, xz, zstd …: to stdout they filter; on files they replace them.
+    pub(super) fn h_compress(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let (name, args) = (c.name, c.args());
+        match name.rsplit('/').next().unwrap_or(name) {
+            "cpio" => return self.h_cpio(c, leaf),
+            "zip" => return self.h_zip(c),
+            _ => {}
+        }
+        // The gzip family: `-c` writes to stdout, `-l` lists, `-t` tests (lz4's `-l` is its
+        // legacy format, and it then writes its output file).
+        let to_stdout = args.iter().any(|a| {
+            matches!(a.text.as_str(), "-c" | "--stdout" | "-t" | "--test")
+                || name != "lz4" && matches!(a.text.as_str(), "-l" | "--list")
+        });
+        if matches!(name, "gunzip" | "bunzip2" | "unxz" | "unzstd")
+            || args
+                .iter()
+                .any(|a| a.text == "-d" || a.text == "--decompress")
+        {
+            leaf.produces.decode = true;
+        }
+        if to_stdout {
+            let mut f = Finding::new(
+                Domain::FileRead,
+                Risk::Low,
+                "read",
+                format!("{name} to stdout"),
+            );
+            f.effect = Some("read()".into());
+            self.push(c.t(), f);
+            return;
+        }
+        let files: Vec<&Word> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
+        if files.is_empty() {
+            self.act(
+                c,
+                Act::ShellHarmless,
+                "filter",
+                &format!("{name} filters stdin"),
+            );
+        }
+        for w in files {
+            let tg = self.target(w);
+            self.found(
+                c,
+                Effect::Write(tg, None),
+                "write",
+                "",
+                "compresses or replaces",
+            );
+        }
+    }
+
+    /// cpio: `-t` lists, `-i` extracts into the working directory (or `-D`), `-p` copies
+    /// files into a folder, `-o` writes an archive (to stdout, or to `-F`/`-O`).
+    fn h_cpio(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let args = c.args();
+        let (mut letters, mut file, mut dir, mut pos) = (String::new(), None, None, Vec::new());
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            i += 1;
+            let t = a.text.as_str();
+            if let Some(long) = t.strip_prefix("--") {
+                let (n, v) = long
+                    .split_once('=')
+                    .map_or((long, None), |(n, v)| (n, Some(v)));
+                let value = || Word {
+                    text: v.unwrap_or_default().into(),
+                    ..a.clone()
+                };
+                match n {
+                    "extract" => letters.push('i'),
+                    "create" => letters.push('o'),
+                    "pass-through" => letters.push('p'),
+                    "list" => letters.push('t'),
+                    "file" if v.is_some() => file = Some(value()),
+                    "directory" if v.is_some() => dir = Some(value()),
+                    _ => {}
+                }
+                continue;
+            }
+            if !t.starts_with('-') || t == "-" {
+                pos.push(a.clone());
+                continue;
+            }
+            // A cluster: its option with a value takes the rest, or the next word.
+            for (k, ch) in t[1..].char_indices() {
+                if "CDEFHIMOR".contains(ch) {
+                    let rest = &t[1 + k + ch.len_utf8()..];
+                    let v = if rest.is_empty() {
+                        i += 1;
+                        args.get(i - 1).cloned()
+                    } else {
+                        Some(Word {
+                            text: rest.into(),
+                            ..a.clone()
+                        })
+                    };
+                    match ch {
+                        'F' | 'O' => file = v,
+                        'D' => dir = v,
+                        _ => {}
+                    }
+                    break;
+                }
+                letters.push(ch);
+            }
+        }
+        if letters.contains('t') {
+            self.read_paths(c.t(), &[], "lists an archive:", leaf);
+        } else if letters.contains('i') {
+            self.extract_into(c, dir.as_ref());
+        } else if letters.contains('p') {
+            self.extract_into(c, pos.first());
+        } else if letters.contains('o') {
+            match file {
+                Some(f) => {
+                    let tg = self.target(&f);
+                    self.found(
+                        c,
+                        Effect::Write(tg, None),
+                        "write",
+                        "",
+                        "writes the archive",
+                    );
+                }
+                None => self.act(c, Act::ShellHarmless, "filter", "cpio archives to stdout"),
+            }
+        } else {
+            self.unknown_archive_write(c);
+        }
+    }
+
+    /// zip: writes its archive (the first word that is no option's value); `-m` deletes the
+    /// files it archives and `-TT` runs a command, which are not followed.
+    fn h_zip(&mut self, c: &Handled<'_, '_, '_>) {
+        let args = c.args();
+        let runs = args
+            .iter()
+            .any(|a| a.text.starts_with("-TT") || a.text.starts_with("--unzip-command"));
+        let moves = args.iter().any(|a| {
+            a.text == "--move"
+                || a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('m')
+        });
+        if runs || moves {
+            let why = if runs {
+                "zip -TT runs a command given on the command line"
+            } else {
+                "zip -m deletes the files it archives"
+            };
+            self.found(c, Effect::NotUnderstood, "zip-runs-or-deletes", why, "");
+            return;
+        }
+        const VALUED: [&str; 9] = [
+            "-t",
+            "-tt",
+            "-b",
+            "-n",
+            "-P",
+            "-O",
+            "--output-file",
+            "-Z",
+            "-s",
+        ];
+        let mut archive = None;
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let t = a.text.as_str();
+            if VALUED.contains(&t) {
+                it.next();
+            } else if t == "-x" || t == "-i" {
+                break;
+            } else if t == "-" || !t.starts_with('-') {
+                archive = Some(a);
+                break;
+            }
+        }
+        let out = args
+            .iter()
+            .position(|a| a.text == "-O" || a.text == "--output-file")
+            .and_then(|i| args.get(i + 1));
+        for w in archive.into_iter().chain(out) {
+            if w.text == "-" {
+                self.act(c, Act::ShellHarmless, "filter", "zip archives to stdout");
+                continue;
+            }
+            let tg = self.target(w);
+            self.found(
+                c,
+                Effect::Write(tg, None),
+                "write",
+                "",
+                "writes the archive",
+            );
+        }
+        if archive.is_none() && out.is_none() {
+            self.unknown_archive_write(c);
+        }
+    }
+}
