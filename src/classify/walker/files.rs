@@ -23,10 +23,13 @@ impl Walker<'_> {
             &["-e", "--expression", "-f", "--file", "-l", "--line-length"],
             false,
         );
+        // `-i`, `-iSUFFIX`, `--in-place[=SUFFIX]` and any beginning of it (`--in-pl`): getopt
+        // takes an unambiguous beginning of a long option.
         let in_place = sc.has(&["-i", "--in-place"])
-            || args
-                .iter()
-                .any(|a| a.text.starts_with("-i") || a.text.starts_with("--in-place"));
+            || args.iter().any(|a| {
+                let name = a.text.split('=').next().unwrap_or("");
+                a.text.starts_with("-i") || name.len() >= 3 && "--in-place".starts_with(name)
+            });
         let has_script_opt = sc.has(&["-e", "--expression", "-f", "--file"]);
         if sc.has(&["-f", "--file"]) {
             self.found(
@@ -512,23 +515,41 @@ impl Walker<'_> {
 /// of `s///`.
 fn sed_executes(script: &str) -> bool {
     let trimmed = script.trim();
-    trimmed.starts_with('e') || trimmed.contains(";e ") || trimmed.contains("\ne ") || {
-        // s/x/y/e or s|x|y|ge
-        let b = trimmed.as_bytes();
-        if b.len() > 3 && b[0] == b's' {
-            let d = b[1];
-            let parts: Vec<&[u8]> = b[2..].split(|ch| *ch == d).collect();
-            parts.len() >= 3 && parts[2].contains(&b'e')
-        } else {
-            false
+    sed_parse(script).executes
+        || trimmed.starts_with('e')
+        || trimmed.contains(";e ")
+        || trimmed.contains("\ne ")
+        || {
+            // s/x/y/e or s|x|y|ge
+            let b = trimmed.as_bytes();
+            if b.len() > 3 && b[0] == b's' {
+                let d = b[1];
+                let parts: Vec<&[u8]> = b[2..].split(|ch| *ch == d).collect();
+                parts.len() >= 3 && parts[2].contains(&b'e')
+            } else {
+                false
+            }
         }
-    }
 }
 
 /// Returns the files a sed script writes: the `w`/`W` commands and the `w` flag of `s///`,
 /// whose file name runs to the end of the line.
 fn sed_writes(script: &str) -> Vec<String> {
-    let mut out = Vec::new();
+    sed_parse(script).writes
+}
+
+/// What a sed script's commands do, read after their addresses.
+#[derive(Debug, Default)]
+struct SedScript {
+    /// Files written (`w`, `W`, the `w` flag of `s///`).
+    writes: Vec<String>,
+    /// Whether it runs shell commands (`e`, the `e` flag of `s///`).
+    executes: bool,
+}
+
+fn sed_parse(script: &str) -> SedScript {
+    let mut parsed = SedScript::default();
+    let out = &mut parsed.writes;
     for line in script.lines() {
         let mut rest = line;
         loop {
@@ -536,6 +557,10 @@ fn sed_writes(script: &str) -> Vec<String> {
             let mut chars = rest.chars();
             let Some(cmd) = chars.next() else { break };
             match cmd {
+                'e' => {
+                    parsed.executes = true;
+                    break;
+                }
                 'w' | 'W' => {
                     let file = chars.as_str().trim();
                     if !file.is_empty() {
@@ -566,6 +591,14 @@ fn sed_writes(script: &str) -> Vec<String> {
                     let flags = &body[end..];
                     let stop = flags.find([';', '}']).unwrap_or(flags.len());
                     if cmd == 's'
+                        && flags[..stop]
+                            .split('w')
+                            .next()
+                            .is_some_and(|f| f.contains('e'))
+                    {
+                        parsed.executes = true;
+                    }
+                    if cmd == 's'
                         && let Some(w) = flags[..stop].find('w')
                     {
                         let file = flags[w + 1..].trim();
@@ -586,27 +619,51 @@ fn sed_writes(script: &str) -> Vec<String> {
             }
         }
     }
-    out
+    parsed
 }
 
-/// Skips a sed address (`12`, `$`, `/re/`, `\%re%`, ranges, steps) before a command.
+/// Skips a sed address (`12`, `$`, `/re/`, `\%re%`, `/re/I`, ranges, `+N`, steps, `!`) before
+/// a command.
 fn skip_address(s: &str) -> &str {
     let mut rest = s;
     loop {
         let t = rest.trim_start();
-        if let Some(r) = t.strip_prefix('/') {
-            rest = match r.find('/') {
-                Some(i) => &r[i + 1..],
-                None => "",
-            };
-        } else if t.starts_with(|ch: char| ch.is_ascii_digit() || ch == '$' || ch == '~') {
-            rest = t.trim_start_matches(|ch: char| ch.is_ascii_digit() || ch == '$' || ch == '~');
-        } else if let Some(r) = t.strip_prefix(',') {
+        let regex = if let Some(r) = t.strip_prefix('/') {
+            Some(after_delimited(r, '/'))
+        } else if let Some(r) = t.strip_prefix('\\') {
+            let mut cs = r.chars();
+            Some(cs.next().map_or("", |d| after_delimited(cs.as_str(), d)))
+        } else {
+            None
+        };
+        if let Some(r) = regex {
+            // The regex's flags: `I` (any case), `M` (multi-line).
+            rest = r.trim_start_matches(['I', 'M']);
+        } else if t.starts_with(|ch: char| ch.is_ascii_digit() || matches!(ch, '$' | '~' | '+')) {
+            rest = t.trim_start_matches(|ch: char| {
+                ch.is_ascii_digit() || matches!(ch, '$' | '~' | '+')
+            });
+        } else if let Some(r) = t.strip_prefix([',', '!']) {
             rest = r;
         } else {
             return t;
         }
     }
+}
+
+/// The text after a delimited part (`re/` of `/re/`), escapes skipped; empty when unclosed.
+fn after_delimited(s: &str, d: char) -> &str {
+    let mut escaped = false;
+    for (i, ch) in s.char_indices() {
+        if escaped {
+            escaped = false;
+        } else if ch == '\\' {
+            escaped = true;
+        } else if ch == d {
+            return &s[i + ch.len_utf8()..];
+        }
+    }
+    ""
 }
 
 #[cfg(test)]
@@ -626,6 +683,11 @@ mod tests {
             ("s/w/W/", vec![]),
             ("y/abc/xyz/", vec![]),
             ("$!N;P;D", vec![]),
+            ("1!w .claude/settings.json", vec![".claude/settings.json"]),
+            ("/x/Iw out", vec!["out"]),
+            ("1,+3w out", vec!["out"]),
+            ("\\%x%w out", vec!["out"]),
+            ("/a\\/w/w out", vec!["out"]),
         ] {
             assert_eq!(sed_writes(script), files, "{script}");
         }
@@ -636,5 +698,9 @@ mod tests {
         assert!(sed_executes("e ls"));
         assert!(sed_executes("s/x/y/e"));
         assert!(!sed_executes("s/e/x/"));
+        assert!(sed_executes("1e touch x"));
+        assert!(sed_executes("1s/x/cmd/e"));
+        assert!(sed_executes("/x/!e date"));
+        assert!(!sed_executes("1s/x/y/w e.txt"));
     }
 }
