@@ -187,11 +187,35 @@ impl Walker<'_> {
     /// fd: `-x/--exec CMD` and `-X/--exec-batch CMD` run a command on what it finds.
     pub(super) fn h_fd(&mut self, c: &Handled<'_, '_, '_>) {
         let args = c.args();
-        if let Some(i) = args
-            .iter()
-            .position(|a| matches!(a.text.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"))
-        {
-            let cmd: Vec<Word> = args[i + 1..].to_vec();
+        // `-x CMD`, `--exec CMD`, `--exec=CMD`, and a cluster holding `x` (`-Hx CMD`, `-xrm`):
+        // the command is what follows (a glued rest first).
+        let exec = args.iter().enumerate().find_map(|(i, a)| {
+            let t = a.text.as_str();
+            if matches!(t, "-x" | "--exec" | "-X" | "--exec-batch") {
+                return Some((i, None));
+            }
+            if let Some(v) = t
+                .strip_prefix("--exec=")
+                .or_else(|| t.strip_prefix("--exec-batch="))
+            {
+                return Some((i, Some(v)));
+            }
+            if t.starts_with('-') && !t.starts_with("--") {
+                let k = t.find(['x', 'X'])?;
+                let rest = &t[k + 1..];
+                return Some((i, (!rest.is_empty()).then_some(rest)));
+            }
+            None
+        });
+        if let Some((i, glued)) = exec {
+            let first = glued.map(|v| Word {
+                text: v.into(),
+                ..args[i].clone()
+            });
+            let cmd: Vec<Word> = first
+                .into_iter()
+                .chain(args[i + 1..].iter().cloned())
+                .collect();
             let mods = Mods {
                 under_find: true,
                 dynamic_args: true,
