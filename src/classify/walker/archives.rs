@@ -37,13 +37,12 @@ impl Walker<'_> {
             Op::Create | Op::Change => {
                 match t.file.as_ref().filter(|o| o.text != "-") {
                     Some(o) => {
-                        let tg = self.target(o);
                         let verb = if t.op == Op::Create {
                             "writes the archive"
                         } else {
                             "changes the archive"
                         };
-                        self.found(c, Effect::Write(tg, None), "write", "", verb);
+                        self.writes_archive(c, o, verb);
                     }
                     None if t.op == Op::Create => {
                         self.read_paths(c.t(), &[], "archives files to stdout:", leaf)
@@ -62,6 +61,12 @@ impl Walker<'_> {
             }
             Op::None => self.unknown_archive_write(c),
         }
+    }
+
+    /// Writing an archive file (or changing it).
+    fn writes_archive(&mut self, c: &Handled<'_, '_, '_>, file: &Word, verb: &str) {
+        let tg = self.target(file);
+        self.found(c, Effect::Write(tg, None), "write", "", verb);
     }
 
     /// A tar whose archive or operation is not known: it may write anything.
@@ -284,16 +289,7 @@ impl Walker<'_> {
             // A cluster: its option with a value takes the rest, or the next word.
             for (k, ch) in t[1..].char_indices() {
                 if "CDEFHIMOR".contains(ch) {
-                    let rest = &t[1 + k + ch.len_utf8()..];
-                    let v = if rest.is_empty() {
-                        i += 1;
-                        args.get(i - 1).cloned()
-                    } else {
-                        Some(Word {
-                            text: rest.into(),
-                            ..a.clone()
-                        })
-                    };
+                    let v = super::tar::cluster_value(args, &mut i, a, &t[1 + k + ch.len_utf8()..]);
                     match ch {
                         'F' | 'O' => file = v,
                         'D' => dir = v,
@@ -312,16 +308,7 @@ impl Walker<'_> {
             self.extract_into(c, pos.first());
         } else if letters.contains('o') {
             match file {
-                Some(f) => {
-                    let tg = self.target(&f);
-                    self.found(
-                        c,
-                        Effect::Write(tg, None),
-                        "write",
-                        "",
-                        "writes the archive",
-                    );
-                }
+                Some(f) => self.writes_archive(c, &f, "writes the archive"),
                 None => self.act(c, Act::ShellHarmless, "filter", "cpio archives to stdout"),
             }
         } else {
@@ -382,14 +369,7 @@ impl Walker<'_> {
                 self.act(c, Act::ShellHarmless, "filter", "zip archives to stdout");
                 continue;
             }
-            let tg = self.target(w);
-            self.found(
-                c,
-                Effect::Write(tg, None),
-                "write",
-                "",
-                "writes the archive",
-            );
+            self.writes_archive(c, w, "writes the archive");
         }
         if archive.is_none() && out.is_none() {
             self.unknown_archive_write(c);

@@ -171,17 +171,7 @@ pub(super) fn parse(args: &[Word]) -> Tar {
         for (k, ch) in body.char_indices() {
             letter(&mut t, &mut op, ch);
             if SHORT_VALUED.contains(ch) {
-                let rest = &body[k + ch.len_utf8()..];
-                let v = if rest.is_empty() {
-                    i += 1;
-                    args.get(i - 1).cloned()
-                } else {
-                    Some(Word {
-                        text: rest.to_owned(),
-                        ..w.clone()
-                    })
-                };
-                if let Some(v) = v {
+                if let Some(v) = cluster_value(args, &mut i, w, &body[k + ch.len_utf8()..]) {
                     value(&mut t, ch, v);
                 }
                 break;
@@ -191,8 +181,8 @@ pub(super) fn parse(args: &[Word]) -> Tar {
     t
 }
 
-/// The long options whose beginnings matter, strongest first.
-const LONG_NAMES: [&str; 31] = [
+/// The long options that name an operation, strongest first.
+const LONG_OPS: [&str; 11] = [
     "--delete",
     "--append",
     "--update",
@@ -204,38 +194,33 @@ const LONG_NAMES: [&str; 31] = [
     "--diff",
     "--compare",
     "--list",
-    "--file",
-    "--directory",
-    "--use-compress-program",
-    "--to-command",
-    "--info-script",
-    "--new-volume-script",
-    "--rsh-command",
-    "--rmt-command",
-    "--checkpoint-action",
-    "--files-from",
-    "--exclude-from",
-    "--exclude",
-    "--starting-file",
-    "--newer",
-    "--after-date",
-    "--newer-mtime",
-    "--blocking-factor",
-    "--listed-incremental",
-    "--format",
-    "--label",
 ];
 
-/// The long option a given name spells in full or begins (the first of [`LONG_NAMES`] it
-/// begins; the name itself when it begins none).
+/// The long option a given name spells in full or begins (the first it begins of the
+/// operations, then the options with values and those that run programs; the name itself
+/// when it begins none).
 fn full_name(given: &str) -> String {
-    if given.len() < 4 || LONG_NAMES.contains(&given) {
+    let mut names = LONG_OPS.iter().chain(&LONG_VALUED).chain(&LONG_RUNS);
+    if given.len() < 4 || names.clone().any(|n| *n == given) {
         return given.to_owned();
     }
-    LONG_NAMES
-        .iter()
+    names
         .find(|n| n.starts_with(given))
         .map_or_else(|| given.to_owned(), |n| (*n).to_owned())
+}
+
+/// The value of a short option ending a cluster's letters: the rest of the cluster, or (when
+/// none is left) the next word, which `next` then moves past.
+pub(super) fn cluster_value(args: &[Word], next: &mut usize, w: &Word, rest: &str) -> Option<Word> {
+    if rest.is_empty() {
+        *next += 1;
+        args.get(*next - 1).cloned()
+    } else {
+        Some(Word {
+            text: rest.to_owned(),
+            ..w.clone()
+        })
+    }
 }
 
 /// The order in which operations win over each other.
