@@ -22,6 +22,33 @@ impl Walker<'_> {
         if t.files.iter().any(|w| self.target(w).credential) {
             leaf.produces.secret = true;
         }
+        // Options read from the environment: `TAR_OPTIONS` (any option, one that runs a
+        // program included) and `TAPE` (the archive when no `-f` names it).
+        if let Some((name, _)) =
+            c.s.assigns
+                .iter()
+                .find(|(n, _)| n == "TAR_OPTIONS" || n == "TAPE" && t.file.is_none())
+        {
+            self.found(
+                c,
+                Effect::NotUnderstood,
+                "tar-runs-program",
+                &format!("tar reads {name} from its environment, options oath does not follow"),
+                "",
+            );
+        }
+        for w in &t.writes {
+            self.writes_archive(c, w, "writes");
+        }
+        if t.anywhere && t.op == Op::Extract {
+            self.found(
+                c,
+                Effect::NotUnderstood,
+                "extract-anywhere",
+                "tar extracts names oath cannot place (-P, --transform, or -C given again)",
+                "",
+            );
+        }
         if let Some(option) = &t.runs {
             self.found(
                 c,
@@ -154,18 +181,28 @@ impl Walker<'_> {
                 .rfind(|a| !a.text.starts_with('-') && a.text.ends_with('/'))
                 .cloned()
         } else {
-            // unzip: `-d DIR`, `-dDIR`, or a cluster ending in `d` (`-od DIR`).
+            // unzip: `-d DIR`, `-dDIR`, or a cluster ending in `d` (`-od DIR`); a `-P`
+            // before it takes the rest as its password (`-Pd/x` names no folder).
             args.iter().enumerate().find_map(|(i, a)| {
                 let t = a.text.as_str();
                 if !t.starts_with('-') || t.starts_with("--") {
                     return None;
                 }
-                let rest = &t[t.find('d')? + 1..];
-                if rest.is_empty() {
-                    args.get(i + 1).cloned()
-                } else {
-                    Some(glued(a, rest))
+                for (k, ch) in t[1..].char_indices() {
+                    match ch {
+                        'P' => return None,
+                        'd' => {
+                            let rest = &t[1 + k + 1..];
+                            return if rest.is_empty() {
+                                args.get(i + 1).cloned()
+                            } else {
+                                Some(glued(a, rest))
+                            };
+                        }
+                        _ => {}
+                    }
                 }
+                None
             })
         };
         self.extract_into(c, dir.as_ref());

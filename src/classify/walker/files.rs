@@ -201,9 +201,16 @@ impl Walker<'_> {
                 return Some((i, Some(v)));
             }
             if t.starts_with('-') && !t.starts_with("--") {
-                let k = t.find(['x', 'X'])?;
-                let rest = &t[k + 1..];
-                return Some((i, (!rest.is_empty()).then_some(rest)));
+                // Letters up to one that takes a value (`-E`, `-e`, `-t`…: the rest is it).
+                for (k, ch) in t[1..].char_indices() {
+                    if "eEtdScjoaAg".contains(ch) {
+                        return None;
+                    }
+                    if matches!(ch, 'x' | 'X') {
+                        let rest = &t[1 + k + 1..];
+                        return Some((i, (!rest.is_empty()).then_some(rest)));
+                    }
+                }
             }
             None
         });
@@ -577,7 +584,8 @@ fn sed_parse(script: &str) -> SedScript {
     for line in script.lines() {
         let mut rest = line;
         loop {
-            rest = skip_address(rest.trim_start_matches([' ', '\t', ';', '{', '}', '!']));
+            const SEPS: [char; 6] = [' ', '\t', ';', '{', '}', '!'];
+            rest = skip_address(rest.trim_start_matches(SEPS)).trim_start_matches(SEPS);
             let mut chars = rest.chars();
             let Some(cmd) = chars.next() else { break };
             match cmd {
@@ -708,6 +716,11 @@ mod tests {
             ("y/abc/xyz/", vec![]),
             ("$!N;P;D", vec![]),
             ("1!w .claude/settings.json", vec![".claude/settings.json"]),
+            (
+                "1{w .claude/settings.json\n}",
+                vec![".claude/settings.json"],
+            ),
+            ("$!{s/a/b/w out\n}", vec!["out"]),
             ("/x/Iw out", vec!["out"]),
             ("1,+3w out", vec!["out"]),
             ("\\%x%w out", vec!["out"]),
@@ -723,6 +736,7 @@ mod tests {
         assert!(sed_executes("s/x/y/e"));
         assert!(!sed_executes("s/e/x/"));
         assert!(sed_executes("1e touch x"));
+        assert!(sed_executes("1{e cmd\n}"));
         assert!(sed_executes("1s/x/cmd/e"));
         assert!(sed_executes("/x/!e date"));
         assert!(!sed_executes("1s/x/y/w e.txt"));

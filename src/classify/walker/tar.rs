@@ -21,6 +21,13 @@ pub(super) struct Tar {
     pub runs: Option<String>,
     /// Words that are not options or their values: the files archived, or extracted.
     pub files: Vec<Word>,
+    /// Other files it writes: `--index-file`, `--volno-file`, `-g` (a snapshot).
+    pub writes: Vec<Word>,
+    /// Whether extracted names can land anywhere: `-P` (absolute names), `--transform`, or
+    /// `-C` given more than once (each relative to the last).
+    pub anywhere: bool,
+    /// How many `-C` it has.
+    dirs: usize,
 }
 
 /// tar's operations.
@@ -45,7 +52,7 @@ pub(super) enum Op {
 const SHORT_VALUED: &str = "fCIFTXKNbgHLV";
 
 /// Long options that take a value when it is not glued with `=`.
-const LONG_VALUED: [&str; 22] = [
+const LONG_VALUED: &[&str] = &[
     "--file",
     "--directory",
     "--use-compress-program",
@@ -68,6 +75,33 @@ const LONG_VALUED: [&str; 22] = [
     "--tape-length",
     "--owner",
     "--group",
+    "--index-file",
+    "--volno-file",
+    "--suffix",
+    "--transform",
+    "--xform",
+    "--mode",
+    "--mtime",
+    "--owner-map",
+    "--group-map",
+    "--strip-components",
+    "--exclude-tag",
+    "--exclude-tag-all",
+    "--exclude-tag-under",
+    "--exclude-ignore",
+    "--exclude-ignore-recursive",
+    "--record-size",
+    "--sparse-version",
+    "--quoting-style",
+    "--quote-chars",
+    "--no-quote-chars",
+    "--pax-option",
+    "--warning",
+    "--xattrs-include",
+    "--xattrs-exclude",
+    "--sort",
+    "--hole-detection",
+    "--level",
 ];
 
 /// Long options that run a program named by their value.
@@ -146,6 +180,12 @@ pub(super) fn parse(args: &[Word]) -> Tar {
                 t.runs = Some(name.clone());
             }
             let valued = LONG_VALUED.contains(&name.as_str());
+            if matches!(
+                name.as_str(),
+                "--transform" | "--xform" | "--absolute-names"
+            ) {
+                t.anywhere = true;
+            }
             let v = match glued {
                 Some(v) => Some(Word {
                     text: v,
@@ -160,7 +200,8 @@ pub(super) fn parse(args: &[Word]) -> Tar {
             if let Some(v) = v {
                 match name.as_str() {
                     "--file" => t.file = Some(v),
-                    "--directory" => t.dir = Some(v),
+                    "--directory" => value(&mut t, 'C', v),
+                    "--index-file" | "--volno-file" | "--listed-incremental" => t.writes.push(v),
                     _ => {}
                 }
             }
@@ -200,7 +241,7 @@ const LONG_OPS: [&str; 11] = [
 /// operations, then the options with values and those that run programs; the name itself
 /// when it begins none).
 fn full_name(given: &str) -> String {
-    let mut names = LONG_OPS.iter().chain(&LONG_VALUED).chain(&LONG_RUNS);
+    let mut names = LONG_OPS.iter().chain(LONG_VALUED).chain(&LONG_RUNS);
     if given.len() < 4 || names.clone().any(|n| *n == given) {
         return given.to_owned();
     }
@@ -244,6 +285,7 @@ fn letter(t: &mut Tar, op: &mut impl FnMut(&mut Tar, Op), ch: char) {
         'c' => op(t, Op::Create),
         'r' | 'u' | 'A' => op(t, Op::Change),
         'I' | 'F' => t.runs = Some(format!("-{ch}")),
+        'P' => t.anywhere = true,
         _ => {}
     }
 }
@@ -252,7 +294,12 @@ fn letter(t: &mut Tar, op: &mut impl FnMut(&mut Tar, Op), ch: char) {
 fn value(t: &mut Tar, ch: char, v: Word) {
     match ch {
         'f' => t.file = Some(v),
-        'C' => t.dir = Some(v),
+        'C' => {
+            t.dirs += 1;
+            t.anywhere |= t.dirs > 1;
+            t.dir = Some(v);
+        }
+        'g' => t.writes.push(v),
         _ => {}
     }
 }
@@ -322,6 +369,32 @@ mod tests {
         assert_eq!(file(&t), Some("out.tar"));
         assert_eq!(t.dir.map(|w| w.text), Some("xdir".into()));
         assert_eq!(t.files.len(), 1);
+    }
+
+    #[test]
+    fn files_written_beside_the_archive_and_names_placed_anywhere() {
+        for line in [
+            "-tvf a.tar --index-file=.claude/settings.json",
+            "-tf a.tar --volno-file=x",
+            "-c -g snap -f /dev/null x",
+            "-cf /dev/null --listed-incremental snap x",
+        ] {
+            assert_eq!(read(line).writes.len(), 1, "{line}");
+        }
+        for line in [
+            "-xPf a.tar",
+            "-xf a.tar --absolute-names",
+            "-xf a.tar --transform=s,^,/x/,",
+            "-xf a.tar -C .claude -C src",
+        ] {
+            assert!(read(line).anywhere, "{line}");
+        }
+        let t = read("-x --suffix -C/tmp/o -f a.tar");
+        assert_eq!(
+            (t.dir, t.anywhere),
+            (None, false),
+            "--suffix takes -C/tmp/o"
+        );
     }
 
     #[test]
