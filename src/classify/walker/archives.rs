@@ -38,7 +38,7 @@ impl Walker<'_> {
             );
         }
         for w in &t.writes {
-            self.writes_archive(c, w, "writes");
+            self.writes_file(c, w, "writes");
         }
         if t.anywhere && t.op == Op::Extract {
             self.found(
@@ -69,7 +69,7 @@ impl Walker<'_> {
                         } else {
                             "changes the archive"
                         };
-                        self.writes_archive(c, o, verb);
+                        self.writes_file(c, o, verb);
                     }
                     None if t.op == Op::Create => {
                         self.read_paths(c.t(), &[], "archives files to stdout:", leaf)
@@ -90,8 +90,8 @@ impl Walker<'_> {
         }
     }
 
-    /// Writing an archive file (or changing it).
-    fn writes_archive(&mut self, c: &Handled<'_, '_, '_>, file: &Word, verb: &str) {
+    /// Writing a file: an archive, or one a compressor replaces.
+    fn writes_file(&mut self, c: &Handled<'_, '_, '_>, file: &Word, verb: &str) {
         let tg = self.target(file);
         self.found(c, Effect::Write(tg, None), "write", "", verb);
     }
@@ -110,7 +110,8 @@ impl Walker<'_> {
             .iter()
             .find(|a| !a.text.starts_with('-'))
             .map(|a| a.text.as_str());
-        let program = c.name.rsplit('/').next().unwrap_or(c.name);
+        // The walker names a program by its base name (`/usr/bin/unzip` is `unzip`).
+        let program = c.name;
         // Alone, these print help (with another word, they are not trusted to).
         let help = matches!(args, [only] if matches!(only.text.as_str(), "--help" | "-h" | "-hh"));
         let listing = args.is_empty()
@@ -240,7 +241,7 @@ impl Walker<'_> {
     /// gzip, xz, zstd …: to stdout they filter; on files they replace them.
     pub(super) fn h_compress(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
         let (name, args) = (c.name, c.args());
-        match name.rsplit('/').next().unwrap_or(name) {
+        match name {
             "cpio" => return self.h_cpio(c, leaf),
             "zip" => return self.h_zip(c),
             _ => {}
@@ -279,14 +280,7 @@ impl Walker<'_> {
             );
         }
         for w in files {
-            let tg = self.target(w);
-            self.found(
-                c,
-                Effect::Write(tg, None),
-                "write",
-                "",
-                "compresses or replaces",
-            );
+            self.writes_file(c, w, "compresses or replaces");
         }
     }
 
@@ -345,7 +339,7 @@ impl Walker<'_> {
             self.extract_into(c, pos.first());
         } else if letters.contains('o') {
             match file {
-                Some(f) => self.writes_archive(c, &f, "writes the archive"),
+                Some(f) => self.writes_file(c, &f, "writes the archive"),
                 None => self.act(c, Act::ShellHarmless, "filter", "cpio archives to stdout"),
             }
         } else {
@@ -406,7 +400,7 @@ impl Walker<'_> {
                 self.act(c, Act::ShellHarmless, "filter", "zip archives to stdout");
                 continue;
             }
-            self.writes_archive(c, w, "writes the archive");
+            self.writes_file(c, w, "writes the archive");
         }
         if archive.is_none() && out.is_none() {
             self.unknown_archive_write(c);

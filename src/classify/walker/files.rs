@@ -602,25 +602,8 @@ fn sed_parse(script: &str) -> SedScript {
                 }
                 's' | 'y' => {
                     let Some(d) = chars.next() else { break };
-                    let body = chars.as_str();
-                    // Two delimited parts, escapes skipped.
-                    let mut seen = 0;
-                    let mut escaped = false;
-                    let mut end = body.len();
-                    for (i, ch) in body.char_indices() {
-                        if escaped {
-                            escaped = false;
-                        } else if ch == '\\' {
-                            escaped = true;
-                        } else if ch == d {
-                            seen += 1;
-                            if seen == 2 {
-                                end = i + ch.len_utf8();
-                                break;
-                            }
-                        }
-                    }
-                    let flags = &body[end..];
+                    // Two delimited parts, escapes skipped; the flags follow.
+                    let flags = after_delimited(after_delimited(chars.as_str(), d), d);
                     let stop = flags.find([';', '}']).unwrap_or(flags.len());
                     if cmd == 's'
                         && flags[..stop]
