@@ -148,6 +148,8 @@ pub fn decide(i: &Inputs<'_>) -> Verdict {
     let trust_decision = match c.kind {
         Kind::Catastrophic => Decision::Deny,
         Kind::Irreversible | Kind::NotUnderstood => Decision::Ask,
+        // Never allowed: what oath only partly understands goes to the client's own rules.
+        Kind::PartlyUnderstood => formula.max(Decision::NoOpinion),
         Kind::Reversible => formula,
     };
     match c.kind {
@@ -160,6 +162,10 @@ pub fn decide(i: &Inputs<'_>) -> Verdict {
         Kind::Catastrophic => {
             trace.push("catastrophic: denied at any trust, whatever a rule says".to_owned())
         }
+        Kind::PartlyUnderstood => trace.push(format!(
+            "partly understood: never allowed at any trust (the formula alone would say {}); no opinion, so the client's own rules decide",
+            formula.as_str()
+        )),
         kind => trace.push(format!(
             "{kind}: asked at any trust (the formula alone would say {}); only a user's allow rule lets it through",
             formula.as_str()
@@ -223,6 +229,10 @@ pub fn decide(i: &Inputs<'_>) -> Verdict {
             ),
             Kind::NotUnderstood => format!(
                 "not understood, asked at any trust: oath cannot tell what this does (rule {}): {}.{safer}",
+                c.rule, c.reason
+            ),
+            Kind::PartlyUnderstood if trust_decision == Decision::NoOpinion => format!(
+                "no opinion: oath understands only part of this (rule {}): {}",
                 c.rule, c.reason
             ),
             _ => match trust_decision {

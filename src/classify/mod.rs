@@ -300,6 +300,10 @@ pub enum Kind {
     /// Git, a rebuild or the remote brings it back: trust decides (the seed's formula).
     #[default]
     Reversible,
+    /// oath understands only part of it: a word no pack accounts for (an unknown option, an
+    /// extra positional, a program no pack describes). Never allowed, at any trust: no
+    /// opinion, unless a check of those words finds something a person must see.
+    PartlyUnderstood,
     /// oath cannot tell what it does (a computed name or path, code it cannot read): asked at
     /// any trust.
     NotUnderstood,
@@ -327,6 +331,7 @@ impl Kind {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Reversible => "reversible",
+            Self::PartlyUnderstood => "partly_understood",
             Self::NotUnderstood => "not_understood",
             Self::Irreversible => "irreversible",
             Self::Catastrophic => "catastrophic",
@@ -422,6 +427,17 @@ impl Classification {
             parts,
             commands: Vec::new(),
         }
+    }
+
+    /// Returns whether a success of this call may earn trust: every part understood (no word
+    /// oath could not account for, nothing it could not read) and the domain one that packs
+    /// describe. What oath does not understand shows nothing about what it may allow.
+    pub fn earns_trust(&self) -> bool {
+        self.domain != Domain::Unknown
+            && self
+                .parts
+                .iter()
+                .all(|p| !matches!(p.kind, Kind::PartlyUnderstood | Kind::NotUnderstood))
     }
 
     /// Returns a classification made of one part.

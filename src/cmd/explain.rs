@@ -120,6 +120,8 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
         match c.kind {
             crate::classify::Kind::Reversible =>
                 "git, a rebuild or the remote brings it back: trust decides",
+            crate::classify::Kind::PartlyUnderstood =>
+                "oath understands only part of it: never allowed, the client's own rules decide",
             crate::classify::Kind::NotUnderstood =>
                 "oath cannot tell what it does: asked at any trust",
             crate::classify::Kind::Irreversible =>
