@@ -210,6 +210,7 @@ impl Baker {
     fn entry(&mut self, e: &Entry) -> String {
         let name = format!("Names({})", self.strs(&e.name.0));
         let valued = self.strs(&e.valued);
+        let flags = self.strs(&e.flags);
         let sub = self.list(Pool::Entries, &e.sub, |b, s| b.entry(s));
         let rules = self.list(Pool::Rules, &e.rules, |b, r| b.rule(r));
         let also = self.list(Pool::Rules, &e.also, |b, r| b.rule(r));
@@ -217,7 +218,8 @@ impl Baker {
         let about = self.str_(&e.about);
         let lang = self.opt_str(&e.lang);
         format!(
-            "Entry {{ name: {name}, about: {about}, valued: {valued}, options_first: {}, abbreviations: {}, sub_word: SubWord::{:?}, sub: {sub}, handler: {}, lang: {lang}, flow: {flow}, rules: {rules}, also: {also} }}",
+            "Entry {{ name: {name}, about: {about}, valued: {valued}, flags: {flags}, options: Options::{:?}, options_first: {}, abbreviations: {}, sub_word: SubWord::{:?}, sub: {sub}, handler: {}, lang: {lang}, flow: {flow}, rules: {rules}, also: {also} }}",
+            e.options,
             e.options_first,
             e.abbreviations,
             e.sub_word,
@@ -238,7 +240,7 @@ impl Baker {
             Some(c) => format!("Some({})", self.cond(c)),
             None => "None".into(),
         };
-        let sels: Vec<String> = [&r.read, &r.write, &r.delete, &r.chmod, &r.wipe, &r.cd]
+        let sels: Vec<String> = [&r.read, &r.write, &r.delete, &r.chmod, &r.wipe, &r.cd, &r.data]
             .iter()
             .map(|s| match s {
                 Some(s) => format!("Some({})", self.sel(s)),
@@ -275,7 +277,7 @@ impl Baker {
         let (id, explain) = (self.str_(&r.id), self.str_(&r.explain));
         let (safer, verb) = (self.opt_str(&r.safer), self.opt_str(&r.verb));
         format!(
-            "Rule {{ when: {when}, id: {id}, explain: {explain}, safer: {safer}, act: {}, read: {}, write: {}, delete: {}, chmod: {}, wipe: {}, verb: {verb}, recursive: {recursive}, note: {}, run: {run}, cd: {}, flow: {flow}, rewrites: {rewrites} }}",
+            "Rule {{ when: {when}, id: {id}, explain: {explain}, safer: {safer}, act: {}, read: {}, write: {}, delete: {}, chmod: {}, wipe: {}, verb: {verb}, recursive: {recursive}, note: {}, run: {run}, cd: {}, flow: {flow}, rewrites: {rewrites}, data: {} }}",
             opt(&r.act, |a| format!("Act::{a:?}")),
             sels[0],
             sels[1],
@@ -284,6 +286,7 @@ impl Baker {
             sels[4],
             opt(&r.note, |n| format!("PathNote::{n:?}")),
             sels[5],
+            sels[6],
         )
     }
 

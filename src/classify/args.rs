@@ -18,6 +18,18 @@ pub(crate) struct Opt<'w> {
     name: Name<'w>,
     /// Its value.
     pub value: Option<Word>,
+    /// Index in the argument slice of the word it was written in.
+    pub index: usize,
+    /// Index of its value when that is the next word (`-o FILE`, not `-oFILE`).
+    pub value_index: Option<usize>,
+}
+
+impl Opt<'_> {
+    /// Returns whether it is one of `names` (a long option written shorter counts where
+    /// the program allows abbreviations).
+    pub fn is_any<S: AsRef<str>>(&self, names: &[S], abbrev: bool) -> bool {
+        names.iter().any(|n| self.name.matches(n.as_ref(), abbrev))
+    }
 }
 
 impl Name<'_> {
@@ -58,7 +70,9 @@ pub(crate) struct Scan<'w> {
     /// Index in the argument slice of each positional.
     pub pos_index: Vec<usize>,
     /// Long options may be written as any prefix of their name.
-    abbrev: bool,
+    pub abbrev: bool,
+    /// Index in the argument slice of each `--` that ended the options.
+    pub dashdash: Vec<usize>,
 }
 
 impl Scan<'_> {
@@ -131,15 +145,19 @@ pub(crate) fn scan_with<'w>(
         }
         if t == "--" {
             only_pos = true;
+            s.dashdash.push(i);
             i += 1;
             continue;
         }
         // A one-dash option of several letters that takes a value (`-out FILE`, `-jar X`).
         if !t.starts_with("--") && t.len() > 2 && valued.contains(&t) {
+            let index = i;
             i += 1;
             s.opts.push(Opt {
                 name: Name::Long(t),
                 value: args.get(i).cloned(),
+                index,
+                value_index: (i < args.len()).then_some(i),
             });
             i += 1;
             continue;
@@ -152,10 +170,12 @@ pub(crate) fn scan_with<'w>(
             subs: a.subs.clone(),
         };
         if t.starts_with("--") {
+            let index = i;
             let (name, inline) = match t.split_once('=') {
                 Some((n, v)) => (n, Some(v)),
                 None => (t, None),
             };
+            let mut value_index = None;
             let value = if let Some(v) = inline {
                 Some(part(v))
             } else if valued.contains(&name)
@@ -166,6 +186,7 @@ pub(crate) fn scan_with<'w>(
                         .any(|v| v.starts_with("--") && v.starts_with(name))
             {
                 i += 1;
+                value_index = (i < args.len()).then_some(i);
                 args.get(i).cloned()
             } else {
                 None
@@ -173,26 +194,41 @@ pub(crate) fn scan_with<'w>(
             s.opts.push(Opt {
                 name: Name::Long(name),
                 value,
+                index,
+                value_index,
             });
             i += 1;
             continue;
         }
         // A short cluster: `-rf`, `-ofile`, `-o file`.
         let cluster = &t[1..];
+        let index = i;
         for (k, c) in cluster.char_indices() {
             let name = Name::Short(c);
             if valued.iter().any(|v| name.is(v)) {
                 let rest = &cluster[k + c.len_utf8()..];
+                let mut value_index = None;
                 let value = if rest.is_empty() {
                     i += 1;
+                    value_index = (i < args.len()).then_some(i);
                     args.get(i).cloned()
                 } else {
                     Some(part(rest))
                 };
-                s.opts.push(Opt { name, value });
+                s.opts.push(Opt {
+                    name,
+                    value,
+                    index,
+                    value_index,
+                });
                 break;
             }
-            s.opts.push(Opt { name, value: None });
+            s.opts.push(Opt {
+                name,
+                value: None,
+                index,
+                value_index: None,
+            });
         }
         i += 1;
     }

@@ -47,6 +47,31 @@ pub(crate) enum Effect {
     ReverseShell,
     /// oath could not tell what runs.
     NotUnderstood,
+    /// Words of the command no rule of its pack accounts for (an option the pack does not
+    /// describe, a word no rule names), as written.
+    Unexplained(Vec<String>),
+    /// A word no rule accounts for names something a person must see.
+    Exposes(Exposed),
+}
+
+/// What a word no rule accounts for names, that a person must see whatever the program does
+/// with it.
+#[derive(Debug, Clone)]
+pub(crate) enum Exposed {
+    /// A path oath protects (its own files, the clients' settings and hooks).
+    Protected(Target),
+    /// A file that holds credentials.
+    Credential(Target),
+    /// A variable that holds a secret (`$GITHUB_TOKEN`).
+    SecretVariable(String),
+    /// The home folder or one of its top-level folders.
+    Home(Target),
+    /// `/`, a system folder, a device or another user's home.
+    System(Target),
+    /// A cloud metadata address (credentials of the machine).
+    Metadata(String),
+    /// Shell code oath cannot place (it is judged as if it ran; what it found).
+    Code(String),
 }
 
 /// An HTTP request, as far as the command line tells.
@@ -131,6 +156,16 @@ impl fmt::Display for Effect {
             Effect::Exfiltrate => f.write_str("net(send secrets)"),
             Effect::ReverseShell => f.write_str("net(shell)"),
             Effect::NotUnderstood => f.write_str("not-understood"),
+            Effect::Unexplained(words) => write!(f, "unexplained({})", words.join(", ")),
+            Effect::Exposes(e) => match e {
+                Exposed::Protected(t) => write!(f, "names(protected {})", t.label()),
+                Exposed::Credential(t) => write!(f, "names(credential {})", t.label()),
+                Exposed::SecretVariable(v) => write!(f, "names(secret ${v})"),
+                Exposed::Home(t) => write!(f, "names(home {})", t.label()),
+                Exposed::System(t) => write!(f, "names(system {})", t.label()),
+                Exposed::Metadata(h) => write!(f, "names(metadata {h})"),
+                Exposed::Code(_) => f.write_str("names(code)"),
+            },
         }
     }
 }

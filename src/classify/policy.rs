@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use super::effect::{Code, Effect, Request};
+use super::effect::{Code, Effect, Exposed, Request};
 use super::pack::schema::{Act, PathNote};
 use super::paths::{self, Target, Zone};
 use super::rule::Finding;
@@ -111,6 +111,8 @@ pub(crate) fn finding(effect: &Effect, said: Said<'_>, ctx: &Context) -> Finding
             said.explain,
         )
         .kind(Kind::NotUnderstood),
+        Effect::Unexplained(words) => unexplained(words, said),
+        Effect::Exposes(e) => exposes(e, said),
     };
     if f.alternative.is_none()
         && let Some(s) = said.safer
@@ -124,7 +126,10 @@ pub(crate) fn finding(effect: &Effect, said: Said<'_>, ctx: &Context) -> Finding
 pub(crate) fn act(a: Act) -> (Domain, Risk, Kind) {
     use Act::*;
     use Domain as D;
-    use Kind::{Catastrophic as Cat, Irreversible as Irr, NotUnderstood as Nu, Reversible as Rev};
+    use Kind::{
+        Catastrophic as Cat, Irreversible as Irr, NotUnderstood as Nu, PartlyUnderstood as Pu,
+        Reversible as Rev,
+    };
     use Risk as R;
     match a {
         VcsRead => (D::GitRead, R::Low, Rev),
@@ -184,9 +189,72 @@ pub(crate) fn act(a: Act) -> (Domain, Risk, Kind) {
         AgentRun => (D::Subagent, R::High, Nu),
         AgentRead | OathRead => (D::Global, R::Low, Rev),
         OathChange => (D::Global, R::Critical, Cat),
-        ProgramUnknown => (D::Unknown, R::Medium, Rev),
+        // What no pack describes is never understood: its trust is never earned or spent.
+        ProgramUnknown => (D::Unknown, R::Medium, Pu),
         ProgramDestroy => (D::Unknown, R::High, Irr),
     }
+}
+
+/// Returns the finding for words no rule of a command's pack accounts for: the command is
+/// only partly understood (never allowed; no opinion).
+fn unexplained(words: &[String], said: Said<'_>) -> Finding {
+    const SHOWN: usize = 4;
+    let mut list: Vec<String> = words
+        .iter()
+        .take(SHOWN)
+        .map(|w| format!("`{}`", w.chars().take(60).collect::<String>()))
+        .collect();
+    if words.len() > SHOWN {
+        list.push(format!("{} more", words.len() - SHOWN));
+    }
+    Finding::new(
+        Domain::ShellExec,
+        Risk::Medium,
+        said.id.to_owned(),
+        format!(
+            "{}: oath cannot account for {} (no rule of its pack says what {})",
+            said.explain,
+            list.join(", "),
+            if words.len() == 1 { "that word does" } else { "these words do" }
+        ),
+    )
+    .kind(Kind::PartlyUnderstood)
+}
+
+/// Returns the finding for a word no rule accounts for that names something a person must
+/// see: asked, whatever trust says.
+fn exposes(e: &Exposed, said: Said<'_>) -> Finding {
+    let (rule, what) = match e {
+        Exposed::Protected(t) => (
+            "unexplained-protected",
+            format!("{}, which holds oath's or a client's settings, hooks or state", t.shown()),
+        ),
+        Exposed::Credential(t) => (
+            "unexplained-credential",
+            format!("{}, which holds credentials or keys", t.shown()),
+        ),
+        Exposed::SecretVariable(v) => ("unexplained-secret", format!("the secret in ${v}")),
+        Exposed::Home(t) => ("unexplained-home", format!("{}, the home folder or a top-level folder of it", t.shown())),
+        Exposed::System(t) => (
+            "unexplained-system",
+            format!("{}, the whole system, a system folder, a device or another user's files", t.shown()),
+        ),
+        Exposed::Metadata(h) => (
+            "unexplained-metadata",
+            format!("{h}, a cloud metadata address (the machine's credentials)"),
+        ),
+        Exposed::Code(found) => ("unexplained-code", format!("shell code ({found})")),
+    };
+    Finding::new(
+        Domain::ShellExec,
+        Risk::High,
+        rule,
+        format!(
+            "{}: a word oath cannot place names {what}: a person looks at it",
+            said.explain
+        ),
+    )
+    .kind(Kind::NotUnderstood)
 }
 
 fn act_finding(a: Act, said: Said<'_>, ctx: &Context) -> Finding {

@@ -85,6 +85,20 @@ fn check_entry(e: &Entry, at: &str, top: bool, parent_valued: &[&str], out: &mut
             );
         }
     }
+    for v in e.flags.iter() {
+        if !v.starts_with('-') || v.len() < 2 || v.contains('=') || v.as_ref() == "--" {
+            problem(
+                out,
+                format!("flag `{v}` must be written with its dashes and without `=`"),
+            );
+        }
+        if e.valued.iter().any(|x| x == v) {
+            problem(
+                out,
+                format!("`{v}` is listed both as a flag and as taking a value"),
+            );
+        }
+    }
     if e.handler == Some(Handler::Interpreter) && e.lang.is_none() {
         problem(out, "the interpreter handler needs `lang`".into());
     }

@@ -5,7 +5,7 @@
 use crate::classify::args::{Scan, scan_with};
 use crate::shell::Word;
 
-use super::schema::{Carried, Cond, Entry, Pick, Rule, Sel, SubWord, wildcard};
+use super::schema::{Carried, Cond, Entry, Options, Pick, Rule, Sel, SubWord, wildcard};
 
 /// One level of a command: the program or a subcommand.
 #[derive(Debug)]
@@ -34,6 +34,8 @@ pub(crate) struct View<'w> {
     pub words: &'w [Word],
     /// Scanned.
     pub scan: Scan<'w>,
+    /// Index of its first word among the command's arguments.
+    pub offset: usize,
 }
 
 /// The levels a command descends through, program first.
@@ -45,6 +47,8 @@ pub(crate) struct Descent<'w> {
     pub sub: String,
     /// The word where a subcommand should be is computed at run time.
     pub computed: bool,
+    /// Index among the command's arguments of each word that selected a subcommand.
+    pub sub_index: Vec<usize>,
 }
 
 /// What the walker knows about the command beyond its words.
@@ -66,10 +70,14 @@ pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<
     let mut words = args;
     let mut sub = String::new();
     let mut computed = false;
+    let mut sub_index = Vec::new();
+    let mut offset = 0;
+    let mut any_option = false;
     let abbrev = program.abbreviations;
     let scan = |w: &'w [Word], v: &[&str], first: bool| scan_with(w, v, first, abbrev);
     loop {
         valued.extend(entry.valued.iter().map(|v| v.as_ref()));
+        any_option |= entry.options == Options::Any;
         let next = if entry.sub.is_empty() {
             None
         } else {
@@ -95,10 +103,19 @@ pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<
                 }
                 SubWord::Any => {
                     let sc = scan(words, &valued, entry.options_first);
+                    // Where any option is a parameter, a word after one may be its value: the
+                    // command's words are the ones before the first option.
+                    let first_option = sc
+                        .opts
+                        .first()
+                        .filter(|_| any_option)
+                        .map_or(usize::MAX, |o| o.index);
                     entry.sub.iter().find_map(|s| {
                         sc.pos.iter().zip(&sc.pos_index).find_map(|(w, &i)| {
-                            (w.literal && (s.name.exact(&w.text) || s.name.pattern(&w.text)))
-                                .then_some((s, i))
+                            (i < first_option
+                                && w.literal
+                                && (s.name.exact(&w.text) || s.name.pattern(&w.text)))
+                            .then_some((s, i))
                         })
                     })
                 }
@@ -112,18 +129,22 @@ pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<
                     own: View {
                         words: here,
                         scan: scan(here, &valued, entry.options_first),
+                        offset,
                     },
                     tail: (!entry.also.is_empty()).then(|| View {
                         words,
                         scan: scan(words, &valued, false),
+                        offset,
                     }),
                 });
                 if !sub.is_empty() {
                     sub.push(' ');
                 }
                 sub.push_str(&words[i].text);
+                sub_index.push(offset + i);
                 entry = s;
                 words = &words[i + 1..];
+                offset += i + 1;
             }
             None => {
                 levels.push(Level {
@@ -131,6 +152,7 @@ pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<
                     own: View {
                         words,
                         scan: scan(words, &valued, entry.options_first),
+                        offset,
                     },
                     tail: None,
                 });
@@ -138,6 +160,7 @@ pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<
                     levels,
                     sub,
                     computed,
+                    sub_index,
                 };
             }
         }

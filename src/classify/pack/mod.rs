@@ -2,6 +2,7 @@
 //! into static tables at build time ([`builtin`]); a user's packs are read at run time into
 //! the same types and looked up first, so they add programs or override built-in ones.
 
+pub(crate) mod account;
 pub mod check;
 pub mod schema;
 pub mod strs;

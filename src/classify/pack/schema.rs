@@ -47,6 +47,19 @@ pub struct Entry {
     /// hold for the subcommands below too.
     #[serde(default)]
     pub valued: List<Str>,
+    /// Options that take no value (`-r`, `--force`; short ones may be clustered, `-rf`). They
+    /// hold for the subcommands below too. With `valued`, the options named in rules'
+    /// conditions and selections and `--help`, they are every option the entry knows: any
+    /// other option is a word no rule accounts for, and the command is only partly
+    /// understood (never allowed).
+    #[serde(default)]
+    pub flags: List<Str>,
+    /// Which options are known: the ones listed (default), or any (`any`: every option only
+    /// chooses what is printed or is a parameter of the remote call the subcommand makes,
+    /// `aws ec2 describe-instances --filters …`; values included). Holds for the subcommands
+    /// below. Only for commands whose effect no option can change.
+    #[serde(default)]
+    pub options: Options,
     /// Options end at the first positional word: the rest is another command's (`sudo`,
     /// `nice`, `xargs`) or the subcommand's.
     #[serde(default)]
@@ -80,6 +93,17 @@ pub struct Entry {
     /// Rules whose effects are added whenever their `when` holds (an output file option).
     #[serde(default)]
     pub also: List<Rule>,
+}
+
+/// Which options an entry knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Options {
+    /// The options listed (`flags`, `valued`, those rules name).
+    #[default]
+    Listed,
+    /// Any option: each only chooses what is printed or is a parameter of a remote call.
+    Any,
 }
 
 /// One or more names.
@@ -203,6 +227,11 @@ pub struct Rule {
     /// protected files that version changes are written. The project's git says which.
     #[serde(default)]
     pub rewrites: Option<Rewrites>,
+    /// These words are data the command takes, through which no file is read, written or
+    /// run: a revision, a name, a pattern, a message, a number (`git log REV`, `grep
+    /// PATTERN`). Words no selection of the rule names are words it does not account for.
+    #[serde(default)]
+    pub data: Option<Sel>,
 }
 
 /// The version a command writes the working tree from.

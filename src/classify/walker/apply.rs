@@ -72,6 +72,15 @@ impl Place<'_, '_> {
             .join(" ")
     }
 
+    /// Returns the program and subcommand words as run (`git stash drop`).
+    fn command(&self) -> String {
+        if self.d.sub.is_empty() {
+            self.name.to_owned()
+        } else {
+            format!("{} {}", self.name, self.d.sub)
+        }
+    }
+
     /// Names the rule for `oath explain`: `git: git reset › git-reset-hard`.
     fn source(&self, rule: &Rule) -> String {
         let user = if self.found.user { " (user pack)" } else { "" };
@@ -102,6 +111,7 @@ impl Walker<'_> {
         let d = pack::descend(found.entry, args);
         let place = Place { name, found, d: &d };
         let mut leaf = Leaf::default();
+        let from = self.out.items.len();
         for l in &d.levels {
             self.add_flow(&mut leaf, &l.entry.flow, stdin);
         }
@@ -141,6 +151,11 @@ impl Walker<'_> {
                 lang: &lang,
             };
             self.handle(h, &ctx, &mut leaf);
+            if !own_grammar(h) {
+                let chain: Vec<_> = d.levels[..=i].iter().map(|l| l.entry).collect();
+                let gaps = pack::account::unknown_options(&chain, &level.own);
+                self.unaccounted(s, &place.command(), found.pack, args, &gaps, from, depth);
+            }
             return leaf;
         }
         let input = self.input_of(s, stdin);
@@ -168,6 +183,8 @@ impl Walker<'_> {
                     .map(move |r| (r, l.tail()))
             })
             .collect();
+        let mut applied: Vec<(&Rule, &View<'_>)> = main.into_iter().collect();
+        applied.extend(also.iter().copied());
         match main {
             Some((r, l)) => self.effects(s, &place, r, l, depth, stdin, mods, &lang, &mut leaf),
             None if also.is_empty() => {
@@ -175,21 +192,28 @@ impl Walker<'_> {
                     "`{name} {}`: the {} pack has no rule for this",
                     d.sub, found.pack
                 );
-                self.push(
-                    &s.text,
-                    Finding::new(
-                        super::Domain::ShellExec,
-                        super::Risk::Medium,
-                        "unknown-program",
-                        why.replace("  ", " "),
-                    ),
+                let words = args.iter().map(|w| w.text.clone()).collect();
+                let f = self.own(
+                    &Effect::Unexplained(words),
+                    "unknown-program",
+                    &why.replace("  ", " "),
+                    "",
                 );
+                self.push(&s.text, f);
+                for w in args {
+                    self.check_word(s, w, &why, depth);
+                }
+                return leaf;
             }
             None => {}
         }
         for (r, l) in also {
             self.effects(s, &place, r, l, depth, stdin, mods, &lang, &mut leaf);
         }
+        let accounted = pack::account::gaps(&d, args, &applied);
+        let command = place.command();
+        self.unaccounted(s, &command, found.pack, args, &accounted.gaps, from, depth);
+        self.data_words(s, &command, args, &accounted.data);
         leaf
     }
 
@@ -629,6 +653,24 @@ impl Walker<'_> {
     pub(super) fn ran(&mut self, c: &Handled<'_, '_, '_>, code: Code, verb: &str) {
         self.found(c, Effect::Run(code), "run", "", verb);
     }
+}
+
+/// Returns whether a handler reads every word of its command with a grammar of its own
+/// (a script, an expression, operands), so that it, not the option lists of the pack,
+/// answers for them; the others read positional words and leave options to the pack.
+fn own_grammar(h: Handler) -> bool {
+    !matches!(
+        h,
+        Handler::Http
+            | Handler::Fd
+            | Handler::Copy
+            | Handler::Perm
+            | Handler::Unzip
+            | Handler::Compress
+            | Handler::Sql
+            | Handler::Patch
+            | Handler::Fzf
+    )
 }
 
 /// Returns the index in the level's words of the first positional a selection names.

@@ -9,6 +9,7 @@ mod apply;
 mod archives;
 mod envvars;
 mod files;
+mod gaps;
 mod net;
 mod patch;
 mod shells;
@@ -442,15 +443,13 @@ impl<'a> Walker<'a> {
         match super::pack::lookup(self.ctx.user_packs(), name) {
             Some(found) => self.apply(s, name, found, &argv[1..], depth, stdin, mods),
             None => {
-                self.push(
-                    &s.text,
-                    Finding::new(
-                        Domain::ShellExec,
-                        Risk::Medium,
-                        "unknown-program",
-                        format!("runs `{name}`, a program no pack describes"),
-                    ),
-                );
+                let why = format!("runs `{name}`, a program no pack describes");
+                let words = argv[1..].iter().map(|w| w.text.clone()).collect();
+                let f = self.own(&Effect::Unexplained(words), "unknown-program", &why, "");
+                self.push(&s.text, f);
+                for w in &argv[1..] {
+                    self.check_word(s, w, &why, depth);
+                }
                 Leaf::default()
             }
         }
