@@ -243,7 +243,14 @@ fn data_sels(r: &Rule) -> impl Iterator<Item = &Sel> {
 /// Marks the words a rule that applies names: its selections, the command it runs (from its
 /// first word to the end), and the words its condition matched.
 fn rule_words(r: &Rule, v: &View<'_>, marks: &mut Marks) {
-    for s in effect_sels(r) {
+    use super::schema::PathNote;
+    // A rule that only looks for protected paths or credentials among the words (a net) says
+    // nothing about what the others are.
+    let net = matches!(
+        r.note,
+        Some(PathNote::ProtectedOnly | PathNote::CredentialsOnly)
+    );
+    for s in effect_sels(r).filter(|_| !net) {
         for i in sel_indices(s, v) {
             // An option that names the path (`-o FILE`) is the option's word, not the path.
             if v.scan.pos_index.contains(&i) || v.scan.opts.iter().any(|o| o.value_index == Some(i)) {
