@@ -216,7 +216,7 @@ impl Baker {
         let also = self.list(Pool::Rules, &e.also, |b, r| b.rule(r));
         let flow = self.flow(&e.flow);
         let about = self.str_(&e.about);
-        let lang = self.opt_str(&e.lang);
+        let lang = opt(&e.lang, |l| format!("Lang::{l:?}"));
         format!(
             "Entry {{ name: {name}, about: {about}, valued: {valued}, flags: {flags}, options: Options::{:?}, options_first: {}, abbreviations: {}, sub_word: SubWord::{:?}, sub: {sub}, handler: {}, lang: {lang}, flow: {flow}, rules: {rules}, also: {also} }}",
             e.options,

@@ -398,10 +398,13 @@ pub struct Classification {
 }
 
 impl Classification {
-    /// Builds a classification from its parts: the riskiest part decides; among parts of
-    /// equal risk above low the more sensitive domain ([`Domain::sensitivity`]), among low
-    /// parts one outside `shell_exec` (`cd x && cargo test` is test work), then the first.
+    /// Builds a classification from its parts: the worst kind, then the riskiest part decides;
+    /// among parts of equal risk above low the more sensitive domain
+    /// ([`Domain::sensitivity`]), among low parts one outside `shell_exec` (`cd x && cargo
+    /// test` is test work), then the first. The risk is the highest of any part (a partly
+    /// understood read beside a download is still a download's risk).
     pub fn from_parts(parts: Vec<Part>, alternative: Option<String>) -> Self {
+        let highest = parts.iter().map(|p| p.risk).max();
         let (domain, risk, kind, rule, reason) =
             match worst_index(parts.iter().map(|p| (p.kind, p.risk, p.domain))) {
                 Some(i) => {
@@ -416,6 +419,7 @@ impl Classification {
                     "nothing to run".into(),
                 ),
             };
+        let risk = highest.unwrap_or(risk).max(risk);
         Self {
             domain,
             risk,

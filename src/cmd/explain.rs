@@ -104,6 +104,20 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
             (None, Some(s)) => ui::out(&format!("    stated by {s}")),
             (None, None) => {}
         }
+        if let Some(words) = p
+            .effect
+            .as_deref()
+            .and_then(|e| e.strip_prefix("unexplained("))
+            .and_then(|e| e.strip_suffix(')'))
+            .filter(|w| !w.is_empty())
+        {
+            ui::out(&format!(
+                "    not accounted for by any rule: {words} (never allowed; each word is checked for a protected path, a credential, the home or a system folder, a metadata address or code)"
+            ));
+        }
+        if p.rule.starts_with("unexplained-") {
+            ui::out("    found by the check of the words no rule accounts for");
+        }
         if p.rule == "unknown-program" {
             ui::out(
                 "    no pack describes this program: `oath rules check` and a pack in the user's packs directory teach oath about it",

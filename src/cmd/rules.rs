@@ -294,6 +294,9 @@ fn check(file: &std::path::Path) -> Result<ExitCode> {
         pack.pack,
         ui::plural(names, "name", "names")
     ));
+    for note in user::notes(&pack) {
+        ui::out(&format!("{}: {note}", file.display()));
+    }
     let golden = file.with_extension("golden.yaml");
     if golden.exists() {
         let text = std::fs::read_to_string(&golden)

@@ -111,7 +111,7 @@ fn a_user_pack_changes_explain_and_the_hook() {
 }
 
 #[test]
-fn a_user_pack_overrides_a_built_in_program() {
+fn a_user_pack_adds_to_a_built_in_program() {
     let env = TestEnv::new();
     assert_eq!(
         explain(&env, "make deploy")["classification"]["rule"],
@@ -126,6 +126,59 @@ fn a_user_pack_overrides_a_built_in_program() {
     let c = &explain(&env, "make deploy")["classification"];
     assert_eq!(c["rule"], "make-deploy");
     assert_eq!(c["risk"], "high");
+}
+
+#[test]
+fn a_user_pack_never_removes_the_protection_of_a_built_in_one() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(packs_dir(&env)).unwrap();
+    // A pattern that takes `rm` for a harmless program, and an entry for git that says
+    // reset only reads: the built-in rules still hold.
+    std::fs::write(
+        packs_dir(&env).join("loose.yaml"),
+        "pack: loose\nprograms:\n  - name: \"r*\"\n    options: any\n    rules: [{id: r-read, explain: reads, act: shell.harmless, data: args}]\n  - name: git\n    options: any\n    sub:\n      - name: reset\n        rules: [{id: reset-read, explain: reads, act: vcs.read, data: args}]\n      - name: hello\n        rules: [{id: git-hello, explain: git hello says hello, act: vcs.read}]\n    rules: [{id: git-mine, explain: mine, act: vcs.read, data: args}]\n",
+    )
+    .unwrap();
+    for (cmd, want) in [
+        ("rm -rf ~", "deny"),
+        ("git reset --hard", "ask"),
+    ] {
+        let c = &explain(&env, cmd)["classification"];
+        let decision = decide(&env, cmd);
+        assert_eq!(decision.as_deref(), Some(want), "{cmd}: {c}");
+    }
+    // What the user's pack knows and the built-in one does not is knowledge it adds: the
+    // subcommand is understood (a read, allowed from the start).
+    let c = &explain(&env, "git hello")["classification"];
+    assert_eq!(c["kind"], "reversible", "{c}");
+    assert_eq!(decide(&env, "git hello").as_deref(), Some("allow"));
+}
+
+#[test]
+fn rules_check_refuses_a_misspelled_language_and_names_what_it_merges() {
+    let env = TestEnv::new();
+    let dir = env.home().join("work");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("py.yaml");
+    std::fs::write(
+        &bad,
+        "pack: py\nprograms:\n  - name: python\n    handler: interpreter\n    lang: pyhton\n",
+    )
+    .unwrap();
+    let out = env.oath().args(["rules", "check"]).arg(&bad).assert().failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("pyhton"), "{err}");
+    let good = dir.join("ours.yaml");
+    std::fs::write(
+        &good,
+        "pack: ours\nprograms:\n  - name: git\n    sub:\n      - name: hello\n        rules: [{id: git-read, explain: git hello says hello, act: vcs.read}]\n    rules: [{id: mine, explain: one thing, act: vcs.read}]\n    also: [{id: mine, explain: another thing, act: vcs.read}]\n",
+    )
+    .unwrap();
+    let out = env.oath().args(["rules", "check"]).arg(&good).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(text.contains("also described by the built-in `git` pack"), "{text}");
+    assert!(text.contains("rule id `mine` is used by rules that say different things"), "{text}");
+    assert!(text.contains("rule id `git-read` is also a built-in rule's id"), "{text}");
 }
 
 #[test]

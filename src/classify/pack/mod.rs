@@ -69,6 +69,29 @@ pub struct Found {
 /// Finds the entry of a program: the user's packs first, then the built-in ones; exact
 /// names before patterns, and the catch-all `*` last.
 pub fn lookup(user: &'static [Pack], name: &str) -> Option<Found> {
+    let both = lookup_both(user, name);
+    both.user.or(both.builtin)
+}
+
+/// The entries that describe a program.
+#[derive(Debug, Clone, Copy)]
+pub struct Both {
+    /// The user's (it adds knowledge).
+    pub user: Option<Found>,
+    /// The built-in one (its protection stays whatever the user's says), or the catch-all
+    /// for programs no pack describes when there is no entry at all.
+    pub builtin: Option<Found>,
+}
+
+/// Finds a program's entry in the user's packs and in the built-in ones (exact names before
+/// patterns; the built-in catch-all `*` only when neither names it).
+pub fn lookup_both(user: &'static [Pack], name: &str) -> Both {
+    let user = lookup_user(user, name);
+    let builtin = lookup_builtin(name).filter(|b| user.is_none() || b.entry.name.first() != "*");
+    Both { user, builtin }
+}
+
+fn lookup_user(user: &'static [Pack], name: &str) -> Option<Found> {
     for p in user {
         if let Some(e) = p.programs.iter().find(|e| e.name.exact(name)) {
             return Some(Found {
@@ -91,6 +114,10 @@ pub fn lookup(user: &'static [Pack], name: &str) -> Option<Found> {
             });
         }
     }
+    None
+}
+
+fn lookup_builtin(name: &str) -> Option<Found> {
     let packs = &builtin::PACKS;
     if let Ok(i) = builtin::INDEX.binary_search_by(|(n, _, _)| n.as_str().cmp(name)) {
         let (_, p, e) = builtin::INDEX[i];

@@ -81,9 +81,10 @@ pub struct Entry {
     /// expression, an HTTP request); it may use the rules and `valued` of this entry.
     #[serde(default)]
     pub handler: Option<Handler>,
-    /// The language of the code an interpreter runs (`python`, `js`, `perl`, …).
+    /// The language of the code an interpreter runs (`python`, `js`, `perl`, `ruby`, `php`,
+    /// `other`).
     #[serde(default)]
-    pub lang: Option<Str>,
+    pub lang: Option<Lang>,
     /// What the command feeds into the next command of a pipeline.
     #[serde(default)]
     pub flow: Flow,
@@ -93,6 +94,38 @@ pub struct Entry {
     /// Rules whose effects are added whenever their `when` holds (an output file option).
     #[serde(default)]
     pub also: List<Rule>,
+}
+
+/// The language of the code an interpreter runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Lang {
+    /// Python.
+    Python,
+    /// JavaScript or TypeScript.
+    Js,
+    /// Perl.
+    Perl,
+    /// Ruby.
+    Ruby,
+    /// PHP.
+    Php,
+    /// Another language: only what any language can do is looked for.
+    Other,
+}
+
+impl Lang {
+    /// Returns its written name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Python => "python",
+            Self::Js => "js",
+            Self::Perl => "perl",
+            Self::Ruby => "ruby",
+            Self::Php => "php",
+            Self::Other => "other",
+        }
+    }
 }
 
 /// Which options an entry knows.

@@ -32,6 +32,66 @@ pub fn parse(text: &str) -> Result<Pack, Vec<String>> {
     }
 }
 
+/// Returns what a person should know about a pack that is valid: each program a built-in
+/// pack describes too (the two are merged: the user's adds knowledge, the built-in's
+/// protection stays), and each rule id used with two meanings, in the pack or by a built-in
+/// rule (the audit names rules by id and could not tell them apart).
+pub fn notes(pack: &Pack) -> Vec<String> {
+    use super::schema::{Entry, Rule};
+    use std::collections::BTreeMap;
+    let mut out = Vec::new();
+    for e in pack.programs.iter() {
+        for n in e.name.0.iter() {
+            let Some(b) = super::lookup(&[], n).filter(|b| b.entry.name.first() != "*") else {
+                continue;
+            };
+            out.push(format!(
+                "`{n}` is also described by the built-in `{}` pack: the two are merged (this pack can add knowledge and tighten; what the built-in pack holds stays held)",
+                b.pack
+            ));
+        }
+    }
+    fn rules<'a>(e: &'a Entry, out: &mut Vec<&'a Rule>) {
+        out.extend(e.rules.iter().chain(e.also.iter()));
+        for s in e.sub.iter() {
+            rules(s, out);
+        }
+    }
+    let mut mine = Vec::new();
+    for e in pack.programs.iter() {
+        rules(e, &mut mine);
+    }
+    let mut meanings: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for r in &mine {
+        let m = meanings.entry(r.id.as_ref()).or_default();
+        if !m.contains(&r.explain.as_ref()) {
+            m.push(&r.explain);
+        }
+    }
+    for (id, m) in &meanings {
+        if m.len() > 1 {
+            out.push(format!(
+                "rule id `{id}` is used by rules that say different things ({}): give each its own id",
+                m.len()
+            ));
+        }
+    }
+    let mut builtin = Vec::new();
+    for p in super::builtin() {
+        for e in p.programs.iter() {
+            rules(e, &mut builtin);
+        }
+    }
+    for id in meanings.keys() {
+        if builtin.iter().any(|r| r.id.as_ref() == *id) {
+            out.push(format!(
+                "rule id `{id}` is also a built-in rule's id: the audit trail could not tell them apart"
+            ));
+        }
+    }
+    out
+}
+
 /// Reads every `*.yaml` pack of `dir` (none when it does not exist).
 pub fn load_dir(dir: &Path) -> Loaded {
     let Ok(entries) = std::fs::read_dir(dir) else {

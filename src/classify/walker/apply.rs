@@ -129,7 +129,7 @@ impl Walker<'_> {
             .levels
             .iter()
             .rev()
-            .find_map(|l| l.entry.lang.as_deref())
+            .find_map(|l| l.entry.lang.map(|l| l.as_str()))
             .unwrap_or("other")
             .to_owned();
         if let Some((i, h)) = d

@@ -93,6 +93,18 @@ pub(crate) struct Leaf {
     net_tool: bool,
 }
 
+impl Leaf {
+    /// Adds what another reading of the same command found.
+    fn merge(&mut self, o: &Leaf) {
+        self.produces.merge(&o.produces);
+        if self.produces.text.is_none() {
+            self.produces.text.clone_from(&o.produces.text);
+        }
+        self.shell_stdin |= o.shell_stdin;
+        self.net_tool |= o.net_tool;
+    }
+}
+
 /// Modifiers inherited from wrappers.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Mods {
@@ -440,9 +452,13 @@ impl<'a> Walker<'a> {
         ) {
             self.assignment_words(s, &argv[1..], depth);
         }
-        match super::pack::lookup(self.ctx.user_packs(), name) {
-            Some(found) => self.apply(s, name, found, &argv[1..], depth, stdin, mods),
-            None => {
+        let both = super::pack::lookup_both(self.ctx.user_packs(), name);
+        match (both.builtin, both.user) {
+            (Some(b), Some(u)) => self.apply_both(s, name, b, u, &argv[1..], depth, stdin, mods),
+            (Some(found), None) | (None, Some(found)) => {
+                self.apply(s, name, found, &argv[1..], depth, stdin, mods)
+            }
+            (None, None) => {
                 let why = format!("runs `{name}`, a program no pack describes");
                 let words = argv[1..].iter().map(|w| w.text.clone()).collect();
                 let f = self.own(&Effect::Unexplained(words), "unknown-program", &why, "");
@@ -453,6 +469,52 @@ impl<'a> Walker<'a> {
                 Leaf::default()
             }
         }
+    }
+
+    /// Classifies a command both a built-in pack and a user's pack describe: a user pack adds
+    /// knowledge and never removes protection. Every effect either states is kept (the worst
+    /// decides); the command is partly understood only when neither accounts for all its
+    /// words (the words one could not place are still checked).
+    #[allow(clippy::too_many_arguments)]
+    fn apply_both(
+        &mut self,
+        s: &Simple,
+        name: &str,
+        builtin: super::pack::Found,
+        user: super::pack::Found,
+        args: &[Word],
+        depth: usize,
+        stdin: Option<&Flow>,
+        mods: Mods,
+    ) -> Leaf {
+        let start = self.out.items.len();
+        let cwd = self.cwd.clone();
+        let mut leaf = self.apply(s, name, builtin, args, depth, stdin, mods);
+        let mid = self.out.items.len();
+        let cwd_after = std::mem::replace(&mut self.cwd, cwd);
+        let other = self.apply(s, name, user, args, depth, stdin, mods);
+        if cwd_after != self.cwd {
+            // A `cd` one of them saw and the other did not: where the line goes is unknown.
+            self.cwd = None;
+        }
+        leaf.merge(&other);
+        let partly = |f: &Finding| f.kind == super::Kind::PartlyUnderstood;
+        let in_builtin = self.out.items[start..mid].iter().any(|(_, f)| partly(f));
+        let in_user = self.out.items[mid..].iter().any(|(_, f)| partly(f));
+        if in_builtin != in_user {
+            let (from, to) = if in_builtin { (start, mid) } else { (mid, self.out.items.len()) };
+            let mut i = from;
+            let mut end = to;
+            while i < end {
+                if partly(&self.out.items[i].1) {
+                    self.out.items.remove(i);
+                    end -= 1;
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        leaf
     }
 
     /// Pushes the finding for reading some paths: the worst of them, or a plain read.
