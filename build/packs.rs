@@ -240,13 +240,15 @@ impl Baker {
             Some(c) => format!("Some({})", self.cond(c)),
             None => "None".into(),
         };
-        let sels: Vec<String> = [&r.read, &r.write, &r.delete, &r.chmod, &r.wipe, &r.cd, &r.data]
-            .iter()
-            .map(|s| match s {
-                Some(s) => format!("Some({})", self.sel(s)),
-                None => "None".into(),
-            })
-            .collect();
+        let sels: Vec<String> = [
+            &r.read, &r.write, &r.delete, &r.chmod, &r.wipe, &r.cd, &r.data,
+        ]
+        .iter()
+        .map(|s| match s {
+            Some(s) => format!("Some({})", self.sel(s)),
+            None => "None".into(),
+        })
+        .collect();
         let recursive = match &r.recursive {
             None => "None".into(),
             Some(Recursive::Fixed(b)) => format!("Some(Recursive::Fixed({b}))"),

@@ -215,7 +215,11 @@ fn unexplained(words: &[String], said: Said<'_>) -> Finding {
             "{}: oath cannot account for {} (no rule of its pack says what {})",
             said.explain,
             list.join(", "),
-            if words.len() == 1 { "that word does" } else { "these words do" }
+            if words.len() == 1 {
+                "that word does"
+            } else {
+                "these words do"
+            }
         ),
     )
     .kind(Kind::PartlyUnderstood)
@@ -227,17 +231,26 @@ fn exposes(e: &Exposed, said: Said<'_>) -> Finding {
     let (rule, what) = match e {
         Exposed::Protected(t) => (
             "unexplained-protected",
-            format!("{}, which holds oath's or a client's settings, hooks or state", t.shown()),
+            format!(
+                "{}, which holds oath's or a client's settings, hooks or state",
+                t.shown()
+            ),
         ),
         Exposed::Credential(t) => (
             "unexplained-credential",
             format!("{}, which holds credentials or keys", t.shown()),
         ),
         Exposed::SecretVariable(v) => ("unexplained-secret", format!("the secret in ${v}")),
-        Exposed::Home(t) => ("unexplained-home", format!("{}, the home folder or a top-level folder of it", t.shown())),
+        Exposed::Home(t) => (
+            "unexplained-home",
+            format!("{}, the home folder or a top-level folder of it", t.shown()),
+        ),
         Exposed::System(t) => (
             "unexplained-system",
-            format!("{}, the whole system, a system folder, a device or another user's files", t.shown()),
+            format!(
+                "{}, the whole system, a system folder, a device or another user's files",
+                t.shown()
+            ),
         ),
         Exposed::Metadata(h) => (
             "unexplained-metadata",

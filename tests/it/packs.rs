@@ -139,10 +139,7 @@ fn a_user_pack_never_removes_the_protection_of_a_built_in_one() {
         "pack: loose\nprograms:\n  - name: \"r*\"\n    options: any\n    rules: [{id: r-read, explain: reads, act: shell.harmless, data: args}]\n  - name: git\n    options: any\n    sub:\n      - name: reset\n        rules: [{id: reset-read, explain: reads, act: vcs.read, data: args}]\n      - name: hello\n        rules: [{id: git-hello, explain: git hello says hello, act: vcs.read}]\n    rules: [{id: git-mine, explain: mine, act: vcs.read, data: args}]\n",
     )
     .unwrap();
-    for (cmd, want) in [
-        ("rm -rf ~", "deny"),
-        ("git reset --hard", "ask"),
-    ] {
+    for (cmd, want) in [("rm -rf ~", "deny"), ("git reset --hard", "ask")] {
         let c = &explain(&env, cmd)["classification"];
         let decision = decide(&env, cmd);
         assert_eq!(decision.as_deref(), Some(want), "{cmd}: {c}");
@@ -165,7 +162,12 @@ fn rules_check_refuses_a_misspelled_language_and_names_what_it_merges() {
         "pack: py\nprograms:\n  - name: python\n    handler: interpreter\n    lang: pyhton\n",
     )
     .unwrap();
-    let out = env.oath().args(["rules", "check"]).arg(&bad).assert().failure();
+    let out = env
+        .oath()
+        .args(["rules", "check"])
+        .arg(&bad)
+        .assert()
+        .failure();
     let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(err.contains("pyhton"), "{err}");
     let good = dir.join("ours.yaml");
@@ -174,11 +176,25 @@ fn rules_check_refuses_a_misspelled_language_and_names_what_it_merges() {
         "pack: ours\nprograms:\n  - name: git\n    sub:\n      - name: hello\n        rules: [{id: git-read, explain: git hello says hello, act: vcs.read}]\n    rules: [{id: mine, explain: one thing, act: vcs.read}]\n    also: [{id: mine, explain: another thing, act: vcs.read}]\n",
     )
     .unwrap();
-    let out = env.oath().args(["rules", "check"]).arg(&good).assert().success();
+    let out = env
+        .oath()
+        .args(["rules", "check"])
+        .arg(&good)
+        .assert()
+        .success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
-    assert!(text.contains("also described by the built-in `git` pack"), "{text}");
-    assert!(text.contains("rule id `mine` is used by rules that say different things"), "{text}");
-    assert!(text.contains("rule id `git-read` is also a built-in rule's id"), "{text}");
+    assert!(
+        text.contains("also described by the built-in `git` pack"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rule id `mine` is used by rules that say different things"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rule id `git-read` is also a built-in rule's id"),
+        "{text}"
+    );
 }
 
 #[test]

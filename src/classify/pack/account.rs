@@ -63,11 +63,7 @@ pub(crate) struct Accounting {
 
 /// Returns the words of `args` that neither the descent `d` nor the rules that apply
 /// (`applied`: each rule with the words it saw) account for, in order.
-pub(crate) fn gaps(
-    d: &Descent<'_>,
-    args: &[Word],
-    applied: &[(&Rule, &View<'_>)],
-) -> Accounting {
+pub(crate) fn gaps(d: &Descent<'_>, args: &[Word], applied: &[(&Rule, &View<'_>)]) -> Accounting {
     let mut marks = Marks(vec![Role::None; args.len()]);
     let mut unknown_options = Vec::new();
     for &i in &d.sub_index {
@@ -253,7 +249,8 @@ fn rule_words(r: &Rule, v: &View<'_>, marks: &mut Marks) {
     for s in effect_sels(r).filter(|_| !net) {
         for i in sel_indices(s, v) {
             // An option that names the path (`-o FILE`) is the option's word, not the path.
-            if v.scan.pos_index.contains(&i) || v.scan.opts.iter().any(|o| o.value_index == Some(i)) {
+            if v.scan.pos_index.contains(&i) || v.scan.opts.iter().any(|o| o.value_index == Some(i))
+            {
                 marks.effect(v.offset + i);
             } else {
                 marks.set(v.offset + i);
@@ -288,7 +285,8 @@ fn cond_words(c: &Cond, v: &View<'_>, marks: &mut Marks) {
             w.text.clone()
         }
     };
-    let hit = |list: &[Str], w: &Word| w.literal && list.iter().any(|p| wildcard_or_eq(p, &lower(w)));
+    let hit =
+        |list: &[Str], w: &Word| w.literal && list.iter().any(|p| wildcard_or_eq(p, &lower(w)));
     if !c.arg0.is_empty()
         && let (Some(w), Some(&i)) = (sc.pos.first(), sc.pos_index.first())
         && hit(&c.arg0, w)
@@ -502,7 +500,10 @@ programs:
         // A word after an option is a value: it selects no subcommand.
         let w = words("vm create --name list");
         assert_eq!(descend(e, &w).sub, "");
-        assert_eq!(unexplained(e, "vm create --name list"), vec!["vm", "create"]);
+        assert_eq!(
+            unexplained(e, "vm create --name list"),
+            vec!["vm", "create"]
+        );
     }
 
     #[test]

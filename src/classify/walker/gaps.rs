@@ -84,8 +84,9 @@ impl Walker<'_> {
     pub(super) fn data_words(&mut self, s: &Simple, name: &str, args: &[Word], data: &[usize]) {
         for &i in data {
             let Some(w) = args.get(i) else { continue };
-            if let Some(e @ (Exposed::Protected(_) | Exposed::Credential(_) | Exposed::Metadata(_))) =
-                self.exposed(w)
+            if let Some(
+                e @ (Exposed::Protected(_) | Exposed::Credential(_) | Exposed::Metadata(_)),
+            ) = self.exposed(w)
             {
                 let explain = format!("`{name}` takes it as data");
                 let f = self.own(&Effect::Exposes(e), "unexplained", &explain, "");
@@ -180,13 +181,21 @@ impl Walker<'_> {
                 c.domain,
                 c.risk,
                 c.rule.clone(),
-                format!("{explain}: a word oath cannot place holds code that {}", c.reason),
+                format!(
+                    "{explain}: a word oath cannot place holds code that {}",
+                    c.reason
+                ),
             )
             .kind(Kind::Catastrophic);
             f.alternative = c.alternative.clone().map(Into::into);
             self.push(&s.text, f);
         } else if c.kind >= Kind::NotUnderstood || c.risk >= Risk::High || markers && real {
-            let f = self.own(&Effect::Exposes(Exposed::Code(c.reason)), "unexplained", explain, "");
+            let f = self.own(
+                &Effect::Exposes(Exposed::Code(c.reason)),
+                "unexplained",
+                explain,
+                "",
+            );
             self.push(&s.text, f);
         }
     }
@@ -242,9 +251,19 @@ fn secret_name(name: &str) -> bool {
     if n.ends_with("_KEY_ID") {
         return false;
     }
-    ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "API_KEY", "APIKEY", "PRIVATE_KEY", "ACCESS_KEY"]
-        .iter()
-        .any(|k| n.contains(k))
+    [
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "API_KEY",
+        "APIKEY",
+        "PRIVATE_KEY",
+        "ACCESS_KEY",
+    ]
+    .iter()
+    .any(|k| n.contains(k))
         || n.ends_with("_KEY")
         || n.ends_with("_DSN")
         || n.ends_with("DATABASE_URL")
@@ -262,7 +281,10 @@ mod tests {
             ("$HOME/x", vec![]),
             ("$PWD", vec![]),
             ("$AWS_ACCESS_KEY_ID", vec![]),
-            ("$STRIPE_KEY $DATABASE_URL", vec!["STRIPE_KEY", "DATABASE_URL"]),
+            (
+                "$STRIPE_KEY $DATABASE_URL",
+                vec!["STRIPE_KEY", "DATABASE_URL"],
+            ),
         ] {
             assert_eq!(secret_variables(t), want, "{t}");
         }

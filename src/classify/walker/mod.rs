@@ -502,7 +502,11 @@ impl<'a> Walker<'a> {
         let in_builtin = self.out.items[start..mid].iter().any(|(_, f)| partly(f));
         let in_user = self.out.items[mid..].iter().any(|(_, f)| partly(f));
         if in_builtin != in_user {
-            let (from, to) = if in_builtin { (start, mid) } else { (mid, self.out.items.len()) };
+            let (from, to) = if in_builtin {
+                (start, mid)
+            } else {
+                (mid, self.out.items.len())
+            };
             let mut i = from;
             let mut end = to;
             while i < end {

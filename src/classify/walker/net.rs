@@ -7,6 +7,7 @@ use super::super::args::scan;
 use super::super::effect::{Effect, Request};
 use super::super::pack::schema::Act;
 use super::super::paths::Zone;
+use super::super::sql::{self, Sql};
 use super::super::url::{is_loopback_url, payment_url, url_file_name, url_host, url_path_words};
 use super::apply::Handled;
 use super::{Leaf, Walker};
@@ -327,126 +328,91 @@ impl Walker<'_> {
         }
     }
 
-    /// Database clients: SQL (in arguments or on stdin) that drops, truncates or deletes.
+    /// Database clients: the statements they are given (in arguments, option values or on
+    /// stdin), judged by what they do ([`sql::judge`]); without any, a session.
     pub(super) fn h_sql(&mut self, c: &Handled<'_, '_, '_>) {
         let name = c.name;
-        let joined = c
-            .args()
+        let args = c.args();
+        let flag = |names: &[&str]| args.iter().any(|a| names.contains(&a.text.as_str()));
+        // SQL text: quoted arguments or ones with spaces, `--execute=…`-style values, stdin.
+        let mut texts: Vec<String> = args
             .iter()
-            .map(|a| a.text.to_ascii_lowercase())
-            .collect::<Vec<_>>()
-            .join(" ")
-            + &c.s
-                .stdin_text
-                .as_ref()
-                .map(|w| w.text.to_ascii_lowercase())
-                .unwrap_or_default();
-        let destroys = [
-            "drop ",
-            "truncate ",
-            "delete from",
-            "flushall",
-            "flushdb",
-            "dropdatabase",
-            "drop(",
-        ]
-        .iter()
-        .any(|k| joined.contains(k));
-        if destroys {
-            self.act(
+            .filter(|a| a.quoted || a.text.contains(' '))
+            .map(|a| a.text.clone())
+            .collect();
+        for a in args {
+            for prefix in ["--execute=", "--command=", "--eval=", "-cmd="] {
+                if let Some(v) = a.text.strip_prefix(prefix) {
+                    texts.push(v.to_owned());
+                }
+            }
+        }
+        if let Some(w) = &c.s.stdin_text {
+            texts.push(w.text.clone());
+        }
+        // A command given as words (`redis-cli FLUSHALL`, `redis-cli -n 1 DEL k`).
+        if texts.is_empty() {
+            let words: Vec<&str> = args
+                .iter()
+                .map(|a| a.text.as_str())
+                .filter(|t| !t.starts_with('-'))
+                .collect();
+            let joined = words.join(" ");
+            if sql::looks_like(&joined) {
+                texts.push(joined);
+            }
+        }
+        let help = flag(&[
+            "--help",
+            "-help",
+            "-?",
+            "--version",
+            "-version",
+            "-V",
+            "-l",
+            "--list",
+        ]) && args.len() <= 3;
+        let read_only = flag(&["-readonly", "--readonly", "-safe", "--safe"]);
+        let judged = texts.iter().map(|t| sql::judge(t)).max();
+        let verdict = match judged {
+            Some(Sql::Outside) => Sql::Outside,
+            _ if help || read_only => Sql::Read,
+            Some(v) => v,
+            None => Sql::Change,
+        };
+        match verdict {
+            Sql::Outside => self.act(
+                c,
+                Act::ShellUnknownCode,
+                "database-outside",
+                &format!(
+                    "{name} is given statements that reach outside the database (run programs, load native code, read or write files)"
+                ),
+            ),
+            Sql::Destroy => self.act(
                 c,
                 Act::DatabaseDestroy,
                 "database-destructive",
-                &format!("{name} drops, truncates or deletes data"),
-            );
-        } else if sql_reads_only(c.args(), c.s.stdin_text.as_ref()) {
-            self.act(
+                &format!("{name} drops, truncates or deletes data, or ends sessions"),
+            ),
+            Sql::Read => self.act(
                 c,
                 Act::DatabaseRead,
                 "database-read",
                 &format!("{name} only reads (help, a listing, or queries that only select)"),
-            );
-        } else {
-            self.act(
+            ),
+            Sql::Change if judged.is_some() => self.act(
+                c,
+                Act::DatabaseChange,
+                "database",
+                &format!("{name} changes data"),
+            ),
+            Sql::Change => self.act(
                 c,
                 Act::DatabaseChange,
                 "database",
                 &format!("{name} talks to a database"),
-            );
+            ),
         }
     }
-}
-
-/// Returns whether a database client only reads: help or version, a listing, a read-only
-/// session, or SQL whose every statement only selects.
-fn sql_reads_only(args: &[Word], stdin: Option<&Word>) -> bool {
-    let flag = |names: &[&str]| args.iter().any(|a| names.contains(&a.text.as_str()));
-    if flag(&[
-        "--help",
-        "-help",
-        "-?",
-        "--version",
-        "-version",
-        "-V",
-        "-l",
-        "--list",
-    ]) && args.len() <= 3
-    {
-        return true;
-    }
-    // SQL text: quoted arguments, `--execute=…`-style values, stdin.
-    let mut texts: Vec<&str> = args
-        .iter()
-        .filter(|a| a.quoted || a.text.contains(' '))
-        .map(|a| a.text.as_str())
-        .collect();
-    for a in args {
-        for prefix in ["--execute=", "--command=", "--eval="] {
-            if let Some(v) = a.text.strip_prefix(prefix) {
-                texts.push(v);
-            }
-        }
-    }
-    if let Some(w) = stdin {
-        texts.push(&w.text);
-    }
-    let read_only_session = flag(&["-readonly", "--readonly", "-safe", "--safe"]);
-    if texts.is_empty() {
-        return read_only_session;
-    }
-    read_only_session
-        || texts.iter().all(|t| {
-            t.split(';')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .all(|stmt| {
-                    let first = stmt
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or("")
-                        .to_ascii_lowercase();
-                    matches!(
-                        first.as_str(),
-                        "select"
-                            | "show"
-                            | "describe"
-                            | "desc"
-                            | "explain"
-                            | "pragma"
-                            | ".tables"
-                            | ".schema"
-                            | ".indexes"
-                            | ".databases"
-                            | "\\dt"
-                            | "\\d"
-                            | "\\l"
-                            | "\\dn"
-                            | "\\du"
-                            | "\\df"
-                            | "\\dv"
-                            | "table"
-                            | "values"
-                    ) && !stmt.to_ascii_lowercase().contains(" into ")
-                })
-        })
 }
