@@ -65,7 +65,9 @@ pub fn after_tool(
         Outcome::Success
     };
     let tool_name = input.tool_name.as_deref().unwrap_or("");
-    let ctx = gate::classify_context(env, project, input.cwd.as_deref());
+    // Classified as PreToolUse classified it (the user's packs included), so the outcome
+    // counts for the domain the decision used.
+    let ctx = gate::classify_context(env, project, input.cwd.as_deref(), &mut warnings);
     let class = gate::classify_call(tool_name, input.tool_input(), &input.effects, &ctx);
     let domain = class.domain.as_str();
     if !input.outcome_known && !failure_hook {

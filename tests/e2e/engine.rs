@@ -39,9 +39,16 @@ impl Engine {
         }
     }
 
-    /// Classifies a tool call made in the project root.
+    /// Classifies a tool call made in the project root, with the context the hook uses.
     pub fn classify(&self, tool_name: &str, input: &Value) -> Classification {
-        let ctx = oath::gate::classify_context(&self.env, &self.project, Some(&self.project.root));
+        let mut warnings = Vec::new();
+        let ctx = oath::gate::classify_context(
+            &self.env,
+            &self.project,
+            Some(&self.project.root),
+            &mut warnings,
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
         oath::classify::classify(tool_name, input, &ctx)
     }
 
