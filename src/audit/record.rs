@@ -221,6 +221,11 @@ pub struct Outcome {
     pub trust_score_after: Option<f64>,
     /// Whether the outcome changed trust.
     pub trust_applied: bool,
+    /// Why the outcome changed no trust, when the call does not earn any: `not understood`
+    /// (a part oath understands only partly or not at all) or `no pack describes the
+    /// program`. Such a call's failure lowers no trust either.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust_skipped: Option<String>,
     /// True when this call's outcome had been applied already (a repeated hook).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duplicate: Option<bool>,

@@ -228,7 +228,11 @@ fn real_sessions_flow_and_hold_little() {
                     ));
                 }
                 if let Some(o) = call.outcome {
-                    apply_outcome(&mut trust, c.domain.as_str(), o, None, now, &params);
+                    // As PostToolUse does: only for work oath understands (a success of
+                    // anything else earns nothing, its failure costs nothing).
+                    if c.earns_trust() {
+                        apply_outcome(&mut trust, c.domain.as_str(), o, None, now, &params);
+                    }
                     if o == Outcome::Success {
                         create_written_file(&call.tool, &input, &root);
                     }
