@@ -17,13 +17,16 @@ use crate::protocol::{Answer, Effects, HookInput, PermissionDecision};
 use crate::rules::{RuleKind, RuleMatch, Subject};
 use crate::state::trust::TrustStore;
 use crate::strike;
-use crate::trust;
+use crate::trust::{self, Level};
 
 /// Everything the gate computed for one call (also what `oath explain` prints).
 #[derive(Debug, Clone)]
 pub struct Evaluation {
     /// The classification.
     pub class: Classification,
+    /// The level of the domain's trust the decision used (the call's risk; high for a
+    /// critical call).
+    pub level: Level,
     /// The verdict.
     pub verdict: Verdict,
     /// The phase in force.
@@ -84,10 +87,10 @@ fn other_clients(env: &Env, project: &Project) -> Vec<PathBuf> {
 }
 
 /// Returns the classification context for a project: the one PreToolUse, PostToolUse and
-/// `oath explain` classify with, so a call's outcome credits the domain its decision used.
-/// It holds the paths the agent must not modify, the project's git worktree, the file
-/// system's links, and the user's packs looked up before the built-in ones (warnings from
-/// loading them go to `warnings`).
+/// `oath explain` classify with, so a call's outcome credits the domain and level its
+/// decision used. It holds the paths the agent must not modify, the project's git worktree,
+/// the file system's links, and the user's packs looked up before the built-in ones (warnings
+/// from loading them go to `warnings`).
 pub fn classify_context(
     env: &Env,
     project: &Project,
@@ -277,9 +280,11 @@ pub fn evaluate(
         ctx = ctx.with_expanded_commands();
     }
     let class = classify_call(tool_name, tool_input, effects, &ctx);
-    // One domain's file is read (and the single file of earlier versions, until migrated).
+    // One domain's file is read (and the single file of earlier versions, until migrated);
+    // the call is decided by the trust of its own risk level.
+    let level = Level::of(class.risk);
     let held = TrustStore::of(project).read_domain(class.domain.as_str(), warnings);
-    let trust = trust::score_of(held.as_ref(), now, &config.trust);
+    let trust = trust::score_of(held.as_ref().and_then(|l| l.get(level)), now, &config.trust);
     let phase = Phase::read(&project.phase_file());
     let rule = if config.rules.is_empty() {
         None
@@ -336,6 +341,7 @@ pub fn evaluate(
     });
     Evaluation {
         class,
+        level,
         verdict,
         phase,
     }
@@ -365,6 +371,7 @@ pub fn pre_tool_use(
         class,
         verdict,
         phase,
+        ..
     } = &eval;
     let routed = (config.model_routing.enabled
         && matches!(tool_name, "Agent" | "Task")

@@ -10,7 +10,8 @@
 //! Only understood work earns ([`Classification::earns_trust`]): an outcome of a call with a
 //! part oath understands only partly or not at all, or of a program no pack describes
 //! (domain `unknown`), changes no trust, success or failure, and its outcome record says why
-//! (`trust_skipped`).
+//! (`trust_skipped`). An outcome that counts is applied at the call's own risk level (ADR
+//! 0025), classified with the context PreToolUse decided with ([`gate::classify_context`]).
 //!
 //! A client that does not report a tool's outcome ([`HookInput::outcome_known`] false: Codex
 //! CLI's PostToolUse has neither an exit code nor a failure event) leaves it `unknown`: the
@@ -33,7 +34,7 @@ use crate::project::{Env, Project};
 use crate::protocol::{Answer, EventName, HookInput};
 use crate::state::trust::TrustStore;
 use crate::strike;
-use crate::trust::{self, DomainFile, Outcome};
+use crate::trust::{self, DomainFile, Level, Outcome};
 
 /// Returns whether a PostToolUse payload reports an error (older clients, MCP `isError`).
 fn reports_error(input: &HookInput) -> bool {
@@ -72,10 +73,11 @@ pub fn after_tool(
     };
     let tool_name = input.tool_name.as_deref().unwrap_or("");
     // Classified as PreToolUse classified it (the user's packs included), so the outcome
-    // counts for the domain the decision used.
+    // counts for the domain and level the decision used.
     let ctx = gate::classify_context(env, project, input.cwd.as_deref(), &mut warnings);
     let class = gate::classify_call(tool_name, input.tool_input(), &input.effects, &ctx);
     let domain = class.domain.as_str();
+    let level = Level::of(class.risk);
     let skipped = trust_skipped(&class);
     if !input.outcome_known && !failure_hook {
         return unknown_outcome(project, input, tool_name, domain, now);
@@ -115,12 +117,12 @@ pub fn after_tool(
         match TrustStore::of(project).update_domain(
             domain,
             now,
-            params,
             &mut warnings,
             durability,
             |file: &mut DomainFile| {
                 let u = trust::apply_to_domain(
                     file,
+                    level,
                     outcome,
                     input.tool_use_id.as_deref(),
                     now,
@@ -143,6 +145,7 @@ pub fn after_tool(
     r.trust_score_before = update.map(|u| u.before);
     r.trust_score_after = update.map(|u| u.after);
     r.trust_applied = update.is_some_and(|u| !u.duplicate);
+    r.trust_level = update.is_some().then_some(level);
     r.trust_skipped = skipped.map(str::to_owned);
     r.duplicate = update.is_some_and(|u| u.duplicate).then_some(true);
     r.cascade = cascade.then_some(true);
@@ -218,6 +221,7 @@ pub fn outcome_record(
         trust_score_before: None,
         trust_score_after: None,
         trust_applied: false,
+        trust_level: None,
         trust_skipped: None,
         duplicate: None,
         duration_ms: input.duration_ms(),

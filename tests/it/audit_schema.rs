@@ -160,11 +160,13 @@ fn every_record_the_hook_writes_matches_the_published_schema() {
     for o in ["success", "failure", "unknown", "refused"] {
         assert!(outcomes.contains(o), "no `{o}` outcome: {outcomes:?}");
     }
-    // Why trust was not applied is written and checked too.
-    assert!(
-        outcome_fields.contains("trust_skipped"),
-        "no outcome with `trust_skipped`: {outcome_fields:?}"
-    );
+    // The level trust was applied at, and why it was not, are written and checked too.
+    for field in ["trust_level", "trust_skipped"] {
+        assert!(
+            outcome_fields.contains(field),
+            "no outcome with `{field}`: {outcome_fields:?}"
+        );
+    }
     eprintln!("audit schema: {kinds:?} (outcomes {outcomes:?}) all valid");
 
     // Records of the same version written by earlier oath releases (no `risk_kind`, no

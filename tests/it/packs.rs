@@ -140,6 +140,7 @@ fn an_outcome_is_classified_with_the_users_packs_as_its_decision_was() {
     // PostToolUse saw a program no pack describes).
     assert_ne!(pre["domain"], "unknown", "{pre}");
     assert_eq!(out["domain"], pre["domain"], "{out}");
+    assert_eq!(out["trust_level"], pre["risk_category"], "{out}");
     assert_eq!(out["trust_applied"], true, "{out}");
     // A pack that does not load warns in PostToolUse as it does in PreToolUse.
     std::fs::write(packs_dir(&env).join("broken.yaml"), "pack: [").unwrap();
