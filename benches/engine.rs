@@ -6,7 +6,7 @@
 
 use oath::classify::{self, Context};
 use oath::clock::Timestamp;
-use oath::trust::{Outcome, TrustFile, TrustParams, apply_outcome};
+use oath::trust::{Level, Outcome, TrustFile, TrustParams, apply_outcome};
 
 fn main() {
     divan::main();
@@ -94,11 +94,12 @@ fn trust_update(bencher: divan::Bencher) {
     let params = TrustParams::default();
     let now = Timestamp::parse("2026-11-22T00:00:00Z").expect("time");
     bencher
-        .with_inputs(|| TrustFile::new(&params, now))
+        .with_inputs(|| TrustFile::new(now))
         .bench_local_refs(|file| {
             apply_outcome(
                 file,
                 "shell_exec",
+                Level::Medium,
                 Outcome::Success,
                 Some("toolu_1"),
                 now,

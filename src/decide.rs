@@ -76,7 +76,7 @@ impl Model {
 pub struct Inputs<'a> {
     /// The call's classification.
     pub class: &'a Classification,
-    /// Effective trust of the call's domain.
+    /// Effective trust of the call's domain at the call's risk level (ADR 0025).
     pub trust: f64,
     /// The project phase, if a phase file exists.
     pub phase: Option<Phase>,

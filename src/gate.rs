@@ -17,13 +17,16 @@ use crate::protocol::{Answer, Effects, HookInput, PermissionDecision};
 use crate::rules::{RuleKind, RuleMatch, Subject};
 use crate::state::trust::TrustStore;
 use crate::strike;
-use crate::trust;
+use crate::trust::{self, Level};
 
 /// Everything the gate computed for one call (also what `oath explain` prints).
 #[derive(Debug, Clone)]
 pub struct Evaluation {
     /// The classification.
     pub class: Classification,
+    /// The level of the domain's trust the decision used (the call's risk; high for a
+    /// critical call).
+    pub level: Level,
     /// The verdict.
     pub verdict: Verdict,
     /// The phase in force.
@@ -83,12 +86,16 @@ fn other_clients(env: &Env, project: &Project) -> Vec<PathBuf> {
     out
 }
 
-/// Returns the classification context for a project: paths the agent must not modify
-/// included.
+/// Returns the classification context for a project: the one PreToolUse, PostToolUse and
+/// `oath explain` classify with, so a call's outcome credits the domain and level its
+/// decision used. It holds the paths the agent must not modify, the project's git worktree,
+/// the file system's links, and the user's packs looked up before the built-in ones (warnings
+/// from loading them go to `warnings`).
 pub fn classify_context(
     env: &Env,
     project: &Project,
     cwd: Option<&std::path::Path>,
+    warnings: &mut Vec<String>,
 ) -> classify::Context {
     let mut protected: Vec<PathBuf> = vec![env.state_root(), project.config_file()];
     if let Some(p) = env.user_config_path() {
@@ -124,7 +131,7 @@ pub fn classify_context(
     if let Ok(exe) = std::env::current_exe() {
         protected.push(exe);
     }
-    classify::Context::new(
+    let ctx = classify::Context::new(
         &project.root,
         cwd.unwrap_or(&project.root),
         env.home.as_deref(),
@@ -133,7 +140,15 @@ pub fn classify_context(
     .with_worktree(std::sync::Arc::new(crate::worktree::GitWorktree::new(
         &project.root,
     )))
-    .with_links(std::sync::Arc::new(crate::links::FsLinks))
+    .with_links(std::sync::Arc::new(crate::links::FsLinks));
+    match env.user_packs_dir() {
+        Some(dir) => {
+            let user = classify::pack::user::load_dir(&dir);
+            warnings.extend(user.warnings);
+            ctx.with_user_packs(user.packs)
+        }
+        None => ctx,
+    }
 }
 
 /// A tool call as the gate sees it.
@@ -257,22 +272,19 @@ pub fn evaluate(
         session,
         effects,
     } = call;
-    let mut ctx = classify_context(env, project, cwd);
+    let mut ctx = classify_context(env, project, cwd, warnings);
     if details {
         ctx = ctx.with_details();
     }
     if !config.rules.is_empty() {
         ctx = ctx.with_expanded_commands();
     }
-    if let Some(dir) = env.user_packs_dir() {
-        let user = classify::pack::user::load_dir(&dir);
-        warnings.extend(user.warnings);
-        ctx = ctx.with_user_packs(user.packs);
-    }
     let class = classify_call(tool_name, tool_input, effects, &ctx);
-    // One domain's file is read (and the single file of earlier versions, until migrated).
+    // One domain's file is read (and the single file of earlier versions, until migrated);
+    // the call is decided by the trust of its own risk level.
+    let level = Level::of(class.risk);
     let held = TrustStore::of(project).read_domain(class.domain.as_str(), warnings);
-    let trust = trust::score_of(held.as_ref(), now, &config.trust);
+    let trust = trust::score_of(held.as_ref().and_then(|l| l.get(level)), now, &config.trust);
     let phase = Phase::read(&project.phase_file());
     let rule = if config.rules.is_empty() {
         None
@@ -329,6 +341,7 @@ pub fn evaluate(
     });
     Evaluation {
         class,
+        level,
         verdict,
         phase,
     }
@@ -358,6 +371,7 @@ pub fn pre_tool_use(
         class,
         verdict,
         phase,
+        ..
     } = &eval;
     let routed = (config.model_routing.enabled
         && matches!(tool_name, "Agent" | "Task")

@@ -7,6 +7,12 @@
 //! already applied (a double fire) changes nothing, and the audit record names the hook that
 //! wrote it so double fires can be seen.
 //!
+//! Only understood work earns ([`Classification::earns_trust`]): an outcome of a call with a
+//! part oath understands only partly or not at all, or of a program no pack describes
+//! (domain `unknown`), changes no trust, success or failure, and its outcome record says why
+//! (`trust_skipped`). An outcome that counts is applied at the call's own risk level (ADR
+//! 0025), classified with the context PreToolUse decided with ([`gate::classify_context`]).
+//!
 //! A client that does not report a tool's outcome ([`HookInput::outcome_known`] false: Codex
 //! CLI's PostToolUse has neither an exit code nor a failure event) leaves it `unknown`: the
 //! audit records it, trust is not changed and no strike is counted or cleared. An unknown
@@ -18,6 +24,7 @@ use crate::audit::{
     self,
     record::{self, Ending, Record},
 };
+use crate::classify::{Classification, Domain};
 use crate::clock::Timestamp;
 use crate::config::Config;
 use crate::gate;
@@ -27,7 +34,7 @@ use crate::project::{Env, Project};
 use crate::protocol::{Answer, EventName, HookInput};
 use crate::state::trust::TrustStore;
 use crate::strike;
-use crate::trust::{self, DomainFile, Outcome};
+use crate::trust::{self, DomainFile, Level, Outcome};
 
 /// Returns whether a PostToolUse payload reports an error (older clients, MCP `isError`).
 fn reports_error(input: &HookInput) -> bool {
@@ -65,9 +72,13 @@ pub fn after_tool(
         Outcome::Success
     };
     let tool_name = input.tool_name.as_deref().unwrap_or("");
-    let ctx = gate::classify_context(env, project, input.cwd.as_deref());
+    // Classified as PreToolUse classified it (the user's packs included), so the outcome
+    // counts for the domain and level the decision used.
+    let ctx = gate::classify_context(env, project, input.cwd.as_deref(), &mut warnings);
     let class = gate::classify_call(tool_name, input.tool_input(), &input.effects, &ctx);
     let domain = class.domain.as_str();
+    let level = Level::of(class.risk);
+    let skipped = trust_skipped(&class);
     if !input.outcome_known && !failure_hook {
         return unknown_outcome(project, input, tool_name, domain, now);
     }
@@ -86,11 +97,15 @@ pub fn after_tool(
     };
 
     // Trust: successes from PostToolUse, failures from PostToolUseFailure only; user
-    // interrupts are not failures of the agent.
-    let apply = match outcome {
-        Outcome::Success => !failure_hook,
-        Outcome::Failure => failure_hook && !interrupted && !cascade,
-    };
+    // interrupts are not failures of the agent. A call oath does not understand (or of a
+    // program no pack describes) is not counted at all: its success earns nothing, and its
+    // failure lowers nothing either, since what oath cannot read shows nothing about the
+    // work it decides (its 3-strike count above still holds).
+    let apply = skipped.is_none()
+        && match outcome {
+            Outcome::Success => !failure_hook,
+            Outcome::Failure => failure_hook && !interrupted && !cascade,
+        };
     let update = if apply {
         let params = &config.trust;
         // A success lost to a power loss only leaves trust lower: not worth an fsync on
@@ -102,12 +117,12 @@ pub fn after_tool(
         match TrustStore::of(project).update_domain(
             domain,
             now,
-            params,
             &mut warnings,
             durability,
             |file: &mut DomainFile| {
                 let u = trust::apply_to_domain(
                     file,
+                    level,
                     outcome,
                     input.tool_use_id.as_deref(),
                     now,
@@ -130,6 +145,8 @@ pub fn after_tool(
     r.trust_score_before = update.map(|u| u.before);
     r.trust_score_after = update.map(|u| u.after);
     r.trust_applied = update.is_some_and(|u| !u.duplicate);
+    r.trust_level = update.is_some().then_some(level);
+    r.trust_skipped = skipped.map(str::to_owned);
     r.duplicate = update.is_some_and(|u| u.duplicate).then_some(true);
     r.cascade = cascade.then_some(true);
     r.interrupted = interrupted.then_some(true);
@@ -168,6 +185,18 @@ pub fn after_tool(
     answer
 }
 
+/// Returns why an outcome of this call changes no trust (`None`: it counts): a program no
+/// pack describes, or a part oath understands only partly or not at all.
+fn trust_skipped(class: &Classification) -> Option<&'static str> {
+    if class.earns_trust() {
+        None
+    } else if class.domain == Domain::Unknown {
+        Some("no pack describes the program")
+    } else {
+        Some("not understood")
+    }
+}
+
 /// Returns the outcome record of `input`'s call, trust untouched and nothing refused until
 /// the caller says otherwise.
 pub fn outcome_record(
@@ -192,6 +221,8 @@ pub fn outcome_record(
         trust_score_before: None,
         trust_score_after: None,
         trust_applied: false,
+        trust_level: None,
+        trust_skipped: None,
         duplicate: None,
         duration_ms: input.duration_ms(),
         hook: input.event.as_str().to_owned(),

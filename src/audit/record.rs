@@ -15,7 +15,7 @@ use crate::agent::Agent;
 use crate::classify::{Domain, Kind, Risk};
 use crate::decide::{Decision, Model};
 use crate::phase::Phase;
-use crate::trust::Outcome as TrustOutcome;
+use crate::trust::{Level, Outcome as TrustOutcome};
 
 /// One record, tagged by its `kind`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -103,7 +103,8 @@ pub struct Pre {
     pub complexity: f64,
     /// The id of the rule that classified the riskiest part.
     pub rule: String,
-    /// The domain's trust score (0 to 1) the decision used.
+    /// The trust score (0 to 1) the decision used: the domain's at the call's risk level
+    /// (high's for a critical call).
     pub trust_score_before: f64,
     /// The autonomy score computed from trust and risk.
     pub autonomy_score: f64,
@@ -215,12 +216,23 @@ pub struct Outcome {
     /// Who refused a call that never ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused_by: Option<RefusedBy>,
-    /// The domain's trust before the outcome was applied (null when trust was not touched).
+    /// The trust of the domain at the call's risk level (`trust_level`) before the outcome
+    /// was applied (null when trust was not touched).
     pub trust_score_before: Option<f64>,
     /// After.
     pub trust_score_after: Option<f64>,
     /// Whether the outcome changed trust.
     pub trust_applied: bool,
+    /// The level of the domain's trust the scores are of: the call's risk (high for a
+    /// critical call). A success raises it and the levels below, a failure every level
+    /// (records written before trust was kept per level lack it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust_level: Option<Level>,
+    /// Why the outcome changed no trust, when the call does not earn any: `not understood`
+    /// (a part oath understands only partly or not at all) or `no pack describes the
+    /// program`. Such a call's failure lowers no trust either.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust_skipped: Option<String>,
     /// True when this call's outcome had been applied already (a repeated hook).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duplicate: Option<bool>,

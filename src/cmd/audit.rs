@@ -386,7 +386,10 @@ fn outcome_text(pre: Option<&Value>, outcomes: &[Record]) -> String {
             o["trust_score_after"].as_f64(),
         )
     {
-        s.push_str(&format!(" (trust {b:.2} → {a:.2})"));
+        match o["trust_level"].as_str() {
+            Some(level) => s.push_str(&format!(" (trust {b:.2} → {a:.2}, {level})")),
+            None => s.push_str(&format!(" (trust {b:.2} → {a:.2})")),
+        }
     }
     if last["interrupted"] == json!(true) {
         s.push_str(" (interrupted)");
@@ -455,6 +458,14 @@ mod tests {
         assert_eq!(
             outcome_text(None, std::slice::from_ref(&applied)),
             "failure (trust 0.30 → 0.26)"
+        );
+        let leveled = rec(
+            json!({"kind": "outcome", "outcome": "success", "trust_applied": true,
+                   "trust_level": "medium", "trust_score_before": 0.3, "trust_score_after": 0.36825}),
+        );
+        assert_eq!(
+            outcome_text(None, std::slice::from_ref(&leveled)),
+            "success (trust 0.30 → 0.37, medium)"
         );
         let again = rec(json!({"kind": "outcome", "outcome": "success", "interrupted": true}));
         assert_eq!(

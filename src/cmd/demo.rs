@@ -13,12 +13,13 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::audit::read;
+use crate::classify::Risk;
 use crate::clock::Timestamp;
 use crate::error::{CliError, Result};
 use crate::hook::{self, Ctx};
 use crate::project::{Env, Project};
 use crate::state::trust::TrustStore;
-use crate::trust::RiskWeights;
+use crate::trust::{Level, RiskWeights};
 use crate::ui;
 
 /// Instant the demo's clock starts at (one minute passes per step).
@@ -51,9 +52,11 @@ pub struct Pre {
     pub domain: String,
     /// Risk category.
     pub risk: String,
+    /// The level of the domain's trust the decision used (the risk; high for critical).
+    pub level: Level,
     /// Complexity used.
     pub complexity: f64,
-    /// Effective trust before the call.
+    /// Effective trust before the call, of the domain at `level`.
     pub trust: f64,
     /// Autonomy computed.
     pub autonomy: f64,
@@ -63,12 +66,12 @@ pub struct Pre {
     pub reason: String,
 }
 
-/// What the trust file says about a domain after an outcome.
+/// What the trust folder says about the call's domain and level after an outcome.
 #[derive(Debug, Clone, Serialize)]
 pub struct After {
     /// `success` or `failure`.
     pub outcome: String,
-    /// Score after.
+    /// Score after, at the call's level.
     pub trust: f64,
     /// Consecutive failures.
     pub consecutive_failures: u32,
@@ -191,9 +194,12 @@ impl Runner {
             )));
         }
         let f = |k: &str| rec[k].as_f64().unwrap_or(f64::NAN);
+        let risk: Risk =
+            serde_json::from_value(rec["risk_category"].clone()).unwrap_or(Risk::Critical);
         Ok(Pre {
             domain: rec["domain"].as_str().unwrap_or("?").to_owned(),
-            risk: rec["risk_category"].as_str().unwrap_or("?").to_owned(),
+            risk: risk.as_str().to_owned(),
+            level: Level::of(risk),
             complexity: f("complexity"),
             trust: f("trust_score_before"),
             autonomy: f("autonomy_score"),
@@ -202,8 +208,15 @@ impl Runner {
         })
     }
 
-    /// Sends the outcome of the last call.
-    fn post(&mut self, tool: &str, input: &Value, success: bool, domain: &str) -> Result<After> {
+    /// Sends the outcome of the last call, a call at `level` in `domain`.
+    fn post(
+        &mut self,
+        tool: &str,
+        input: &Value,
+        success: bool,
+        domain: &str,
+        level: Level,
+    ) -> Result<After> {
         let bytes = if success {
             self.payload(
                 "PostToolUse",
@@ -227,7 +240,12 @@ impl Runner {
         let d = file
             .domains
             .get(domain)
-            .ok_or_else(|| CliError::new(format!("the hook did not update domain {domain}")))?;
+            .and_then(|d| d.get(level))
+            .ok_or_else(|| {
+                CliError::new(format!(
+                    "the hook did not update domain {domain} at level {level}"
+                ))
+            })?;
         Ok(After {
             outcome: if success { "success" } else { "failure" }.into(),
             trust: d.score,
@@ -247,7 +265,7 @@ impl Runner {
     ) -> Result<()> {
         let pre = self.pre(tool, input)?;
         let after = match outcome {
-            Some(ok) => Some(self.post(tool, input, ok, &pre.domain.clone())?),
+            Some(ok) => Some(self.post(tool, input, ok, &pre.domain.clone(), pre.level)?),
             None => None,
         };
         steps.push(Step {
@@ -340,7 +358,7 @@ fn complexity_compared() -> Result<Scenario> {
         while done < stage {
             for (_, tool, input) in &calls[..3] {
                 let pre = r.pre(tool, input)?;
-                r.post(tool, input, true, &pre.domain)?;
+                r.post(tool, input, true, &pre.domain, pre.level)?;
             }
             done += 1;
         }
@@ -404,8 +422,10 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode> {
     ui::out("oath demo: the seed's trust scenarios, run on the real engine.");
     ui::out("Every step is a hook payload answered by oath in a temporary project (default");
     ui::out("parameters, no phase); the numbers are read back from the audit trail and the");
-    ui::out("trust file the hook wrote. When oath asks, the demo goes on as if the user");
-    ui::out("approved.");
+    ui::out("trust files the hook wrote. Trust is kept per domain and risk level: the trust");
+    ui::out("column is the domain's at the call's level, which its success raises with the");
+    ui::out("levels below it (a failure lowers every level). When oath asks, the demo goes on");
+    ui::out("as if the user approved.");
     for s in &scenarios {
         ui::out("");
         ui::out(&format!("Scenario {}: {}", s.number, s.title));
@@ -428,11 +448,12 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode> {
 
 fn print_step_table(s: &Scenario) {
     ui::out(&format!(
-        "  {:>4}  {:<17} {:<14} {:<6} {:>7} {:>8}  {:<10}  {:<7} {:>7} {:>5}  {}",
+        "  {:>4}  {:<17} {:<14} {:<6} {:<6} {:>7} {:>8}  {:<10}  {:<7} {:>7} {:>5}  {}",
         "step",
         "call",
         "domain",
         "risk",
+        "level",
         "trust",
         "autonomy",
         "decision",
@@ -453,11 +474,12 @@ fn print_step_table(s: &Scenario) {
             None => ("-", "-".into(), "-".into(), "-".into()),
         };
         ui::out(&format!(
-            "  {:>4}  {:<17} {:<14} {:<6} {:>7.4} {:>8.4}  {:<10}  {:<7} {:>7} {:>5}  {}",
+            "  {:>4}  {:<17} {:<14} {:<6} {:<6} {:>7.4} {:>8.4}  {:<10}  {:<7} {:>7} {:>5}  {}",
             st.step,
             st.call,
             st.pre.domain,
             st.pre.risk,
+            st.pre.level.as_str(),
             st.pre.trust,
             st.pre.autonomy,
             st.pre.decision,
@@ -471,18 +493,27 @@ fn print_step_table(s: &Scenario) {
 
 fn print_risk_table(s: &Scenario) {
     ui::out(&format!(
-        "  {:<22} {:<14} {:<8} {:>10} {:>7} {:>12} {:>12}  {}",
-        "call", "domain", "risk", "complexity", "trust", "autonomy", "(c fixed .5)", "decision"
+        "  {:<22} {:<14} {:<8} {:<6} {:>10} {:>7} {:>12} {:>12}  {}",
+        "call",
+        "domain",
+        "risk",
+        "level",
+        "complexity",
+        "trust",
+        "autonomy",
+        "(c fixed .5)",
+        "decision"
     ));
     for (i, st) in s.steps.iter().enumerate() {
         if i > 0 && i % 4 == 0 {
             ui::out("");
         }
         ui::out(&format!(
-            "  {:<22} {:<14} {:<8} {:>10.1} {:>7.4} {:>12.4} {:>12.4}  {}",
+            "  {:<22} {:<14} {:<8} {:<6} {:>10.1} {:>7.4} {:>12.4} {:>12.4}  {}",
             st.call,
             st.pre.domain,
             st.pre.risk,
+            st.pre.level.as_str(),
             st.pre.complexity,
             st.pre.trust,
             st.pre.autonomy,

@@ -71,6 +71,8 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
             "parsed": parsed,
             "classification": c,
             "trust": v.trust,
+            "trust_domain": c.domain,
+            "trust_level": eval.level,
             "autonomy": v.autonomy,
             "trust_decision": v.trust_decision,
             "decision": v.decision,
@@ -147,8 +149,8 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
         ui::out(&format!("safer: {a}"));
     }
     ui::out(&format!(
-        "trust: {:.4} ({})   autonomy: {:.4}",
-        v.trust, c.domain, v.autonomy
+        "trust: {:.4} ({}, {})   autonomy: {:.4}",
+        v.trust, c.domain, eval.level, v.autonomy
     ));
     if let Some(p) = eval.phase {
         ui::out(&format!("phase: {p}"));

@@ -117,7 +117,7 @@ pub fn audit_facts(path: &Path) -> AuditFacts {
         return AuditFacts::default();
     };
     let mut out = AuditFacts::default();
-    let mut trust: BTreeMap<String, TrustChange> = BTreeMap::new();
+    let mut trust: BTreeMap<(String, Option<String>), TrustChange> = BTreeMap::new();
     let mut strike_records = 0u64;
     let mut strike_reasons = Vec::new();
     for rec in records {
@@ -184,9 +184,15 @@ pub fn audit_facts(path: &Path) -> AuditFacts {
                 let before = rec.get("trust_score_before").and_then(Value::as_f64);
                 let after = rec.get("trust_score_after").and_then(Value::as_f64);
                 let domain = rec.get("domain").and_then(Value::as_str).unwrap_or("");
+                let level = rec
+                    .get("trust_level")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
                 if let (true, Some(b), Some(a)) = (applied, before, after) {
-                    let e = trust.entry(domain.to_owned()).or_insert(TrustChange {
+                    let key = (domain.to_owned(), level.clone());
+                    let e = trust.entry(key).or_insert(TrustChange {
                         domain: domain.to_owned(),
+                        level,
                         before: b,
                         after: a,
                         successes: 0,
@@ -511,17 +517,39 @@ mod tests {
             r#"{"v":1,"kind":"outcome","domain":"shell","outcome":"success","trust_applied":true,"trust_score_before":0.3,"trust_score_after":0.32}"#,
             r#"{"v":1,"kind":"outcome","domain":"shell","outcome":"failure","trust_applied":true,"trust_score_before":0.32,"trust_score_after":0.27}"#,
             r#"{"v":1,"kind":"outcome","domain":"shell","outcome":"failure","trust_applied":false,"trust_score_before":null,"trust_score_after":null}"#,
+            r#"{"v":1,"kind":"outcome","domain":"build","trust_level":"medium","outcome":"success","trust_applied":true,"trust_score_before":0.3,"trust_score_after":0.335}"#,
+            r#"{"v":1,"kind":"outcome","domain":"build","trust_level":"low","outcome":"success","trust_applied":true,"trust_score_before":0.335,"trust_score_after":0.36825}"#,
             "not json",
         ];
         std::fs::write(&p, lines.join("\n")).unwrap();
         let f = audit_facts(&p);
         assert_eq!((f.facts.allowed, f.facts.asked, f.facts.denied), (1, 1, 1));
         assert_eq!(f.facts.strike_escalations, 1);
-        assert_eq!(f.facts.trust_changes.len(), 1);
-        let t = &f.facts.trust_changes[0];
+        // One change per domain and level: the levels of one domain are apart.
+        type Row<'a> = (&'a str, Option<&'a str>, f64, f64, u64, u64);
+        let changes: Vec<Row> = f
+            .facts
+            .trust_changes
+            .iter()
+            .map(|t| {
+                let level = t.level.as_deref();
+                (
+                    t.domain.as_str(),
+                    level,
+                    t.before,
+                    t.after,
+                    t.successes,
+                    t.failures,
+                )
+            })
+            .collect();
         assert_eq!(
-            (t.before, t.after, t.successes, t.failures),
-            (0.3, 0.27, 1, 1)
+            changes,
+            [
+                ("build", Some("low"), 0.335, 0.36825, 1, 0),
+                ("build", Some("medium"), 0.3, 0.335, 1, 0),
+                ("shell", None, 0.3, 0.27, 1, 1),
+            ]
         );
         assert_eq!(f.events.len(), 2);
         assert!(

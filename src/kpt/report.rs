@@ -312,12 +312,16 @@ pub struct TokenUsage {
     pub cache_read_input_tokens: u64,
 }
 
-/// Trust of one domain over the session (from oath's audit trail).
+/// Trust of one domain at one level over the session (from oath's audit trail).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrustChange {
     /// Domain.
     pub domain: String,
+    /// The level of the domain's trust (`low`, `medium`, `high`; absent for trails written
+    /// before trust was kept per level).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<String>,
     /// Score before the first update of the session.
     pub before: f64,
     /// Score after the last update of the session.

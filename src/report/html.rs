@@ -2,9 +2,9 @@
 //! Content-Security-Policy that forbids loading anything) made from a [`Model`].
 //!
 //! The page's size grows with the calls only through three strings: one SVG path per
-//! decision (a short subpath per call), one polyline per trust domain, and the calls' details
-//! as a compact JSON array (texts interned) that the script reads on hover and click. The DOM
-//! has a few hundred nodes whatever the number of calls.
+//! decision (a short subpath per call), one polyline per trust domain and level, and the
+//! calls' details as a compact JSON array (texts interned) that the script reads on hover and
+//! click. The DOM has a few hundred nodes whatever the number of calls.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -395,11 +395,12 @@ fn timeline(h: &mut String, model: &Model) {
         }
         let _ = write!(
             h,
-            "<polyline data-domain=\"{}\" data-points=\"{}\" stroke=\"{}\" points=\"{pts}\"><title>{}</title></polyline>",
+            "<polyline data-domain=\"{}\" data-level=\"{}\" data-points=\"{}\" stroke=\"{}\" points=\"{pts}\"><title>{}</title></polyline>",
             esc(&line.domain),
+            esc(&line.level),
             line.points.len(),
             PALETTE[i % PALETTE.len()],
-            esc(&line.domain)
+            esc(&line.label())
         );
     }
     h.push_str("</svg>\n<div class=\"ticks\">");
@@ -424,7 +425,7 @@ fn timeline(h: &mut String, model: &Model) {
             h,
             "<span><i style=\"background:{}\"></i>{} {:.2}</span>",
             PALETTE[i % PALETTE.len()],
-            esc(&line.domain),
+            esc(&line.label()),
             last
         );
     }

@@ -1,6 +1,6 @@
 //! The report's model: audit entries (read by [`crate::audit::trail`]) folded, one at a time,
-//! into the calls of a session with their decisions, trust per domain after each outcome,
-//! strike marks, and totals. Pure: the strike counts and the thresholds are passed in.
+//! into the calls of a session with their decisions, trust per domain and level after each
+//! outcome, strike marks, and totals. Pure: the strike counts and the thresholds are passed in.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -111,6 +111,17 @@ pub struct Call {
     pub escalation: bool,
 }
 
+impl TrustLine {
+    /// Returns the line's name: `domain (level)`, or the domain alone for older records.
+    pub fn label(&self) -> String {
+        if self.level.is_empty() {
+            self.domain.clone()
+        } else {
+            format!("{} ({})", self.domain, self.level)
+        }
+    }
+}
+
 impl Call {
     /// Whether the call failed.
     pub fn failed(&self) -> bool {
@@ -118,12 +129,15 @@ impl Call {
     }
 }
 
-/// Trust of one domain over the session: a point before its first change and one after each
-/// outcome that changed it, at the call's index.
+/// Trust of one domain at one level over the session: a point before its first change and
+/// one after each outcome that changed it, at the call's index.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrustLine {
     /// The domain.
     pub domain: String,
+    /// The level of the domain's trust (`low`, `medium`, `high`; empty for records written
+    /// before trust was kept per level).
+    pub level: String,
     /// (x, score): x is the call's index (before) or the index plus one (after).
     pub points: Vec<(f64, f64)>,
 }
@@ -190,7 +204,7 @@ pub struct Builder {
     root: String,
     strikes: HashMap<String, u32>,
     model: Model,
-    lines: BTreeMap<String, usize>,
+    lines: BTreeMap<(String, String), usize>,
 }
 
 /// Returns a text cut as the audit cuts strings ([`audit::loggable`]).
@@ -293,6 +307,10 @@ impl Builder {
             _ => String::new(),
         };
         let applied = outcomes.iter().find(|o| o["trust_applied"] == true);
+        let level = applied
+            .and_then(|o| o["trust_level"].as_str())
+            .map(cut)
+            .unwrap_or_default();
         let trust = applied.and_then(|o| {
             Some((
                 o["trust_score_before"].as_f64()?,
@@ -358,10 +376,14 @@ impl Builder {
         }
         if let Some((before, after)) = trust {
             let next = self.model.trust.len();
-            let line = *self.lines.entry(domain.clone()).or_insert(next);
+            let line = *self
+                .lines
+                .entry((domain.clone(), level.clone()))
+                .or_insert(next);
             if line == next {
                 self.model.trust.push(TrustLine {
                     domain,
+                    level,
                     points: vec![(index as f64, before)],
                 });
             }

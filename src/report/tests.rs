@@ -207,6 +207,62 @@ fn each_trust_line_has_a_point_before_and_one_per_applied_outcome() {
 }
 
 #[test]
+fn each_level_of_a_domain_has_a_line_of_its_own() {
+    let cmd = |s: &str| json!({"command": s});
+    let leveled = |n: usize, level: &str, trust: (f64, f64)| {
+        let mut o = outcome(n, "container", true, Some(trust));
+        o["trust_level"] = json!(level);
+        o
+    };
+    let records = vec![
+        pre(1, "allow", "container", cmd("docker ps"), "ok"),
+        leveled(1, "low", (0.3, 0.335)),
+        pre(
+            2,
+            "no_opinion",
+            "container",
+            cmd("docker build ."),
+            "no opinion",
+        ),
+        leveled(2, "medium", (0.3, 0.36)),
+        pre(3, "allow", "container", cmd("docker ps"), "ok"),
+        leveled(3, "low", (0.36825, 0.39984)),
+    ];
+    let m = model_of(&records, HashMap::new());
+    type Line<'a> = (String, &'a str, Vec<(f64, f64)>);
+    let lines: Vec<Line> = m
+        .trust
+        .iter()
+        .map(|l| (l.label(), l.domain.as_str(), l.points.clone()))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            (
+                "container (low)".to_owned(),
+                "container",
+                vec![(0.0, 0.3), (1.0, 0.335), (3.0, 0.39984)]
+            ),
+            (
+                "container (medium)".to_owned(),
+                "container",
+                vec![(1.0, 0.3), (2.0, 0.36)]
+            ),
+        ]
+    );
+    let p = page(&m);
+    assert_eq!(
+        attrs(&p, "<polyline", "data-domain"),
+        ["container", "container"]
+    );
+    assert_eq!(attrs(&p, "<polyline", "data-level"), ["low", "medium"]);
+    assert!(
+        p.contains("container (medium) 0.36"),
+        "the legend names the level"
+    );
+}
+
+#[test]
 fn thresholds_are_where_the_formula_changes_its_answer() {
     let (w, a) = (RiskWeights::default(), AutonomyParams::default());
     let ts = thresholds(&w, &a);

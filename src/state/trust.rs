@@ -1,12 +1,15 @@
 //! The trust folder (ADR 0023): one small file per domain, so an outcome reads and rewrites
 //! one domain and PreToolUse reads one, whatever the number of domains.
 //!
-//! `trust/domains/<name>.json` holds a [`DomainFile`]; `trust/.lock` is held by every update
-//! (and the migration), whose temp files are written in `trust/`. The single
-//! `trust-scores.json` of earlier versions is still read: its domains count until the first
-//! update migrates them into the folder, under both locks, and moves it aside as
-//! `trust-scores.json.migrated-<stamp>` (a domain already in the folder keeps its file unless
-//! the single file's state is further along, [`is_further_along`]); an unreadable one is
+//! `trust/domains/<name>.json` holds a [`DomainFile`] (its levels, ADR 0025; a version 1 file
+//! is read with its score as the low level and written as version 2 by its next update);
+//! `trust/.lock` is held by every update (and the migration), whose temp files are written in
+//! `trust/`. The single `trust-scores.json` of earlier versions is still read: its domains
+//! count until the first update migrates them into the folder, under both locks, and moves it
+//! aside as `trust-scores.json.migrated-<stamp>`. Each of its domains is a low level: it
+//! replaces the folder's low level of that domain only when further along
+//! ([`crate::trust::is_further_along`]), and medium and high are left as the folder holds
+//! them (the initial score for a domain the folder does not hold). An unreadable one is
 //! moved aside as corrupt, as before.
 //!
 //! Domain names become file names ([`domain_file_name`]): the hook's names are the
@@ -24,8 +27,7 @@ use super::{DirLock, ReadOutcome, StateError};
 use crate::clock::Timestamp;
 use crate::project::Project;
 use crate::trust::{
-    DomainFile, DomainHead, DomainTrust, OneDomain, TrustFile, TrustParams, is_further_along,
-    whole_view,
+    DomainFile, DomainHead, DomainLevels, OneDomain, SingleFile, TrustFile, whole_view,
 };
 
 /// The subfolder of the domain files.
@@ -100,13 +102,13 @@ impl TrustStore {
         self.dir.join(DOMAINS).join(file)
     }
 
-    /// Reads one domain's state (PreToolUse: nothing is locked or written); `None` when no
+    /// Reads one domain's levels (PreToolUse: nothing is locked or written); `None` when no
     /// file holds it. An unreadable file is named in `warnings` and left for the next update
     /// of the domain to move aside.
-    pub fn read_domain(&self, name: &str, warnings: &mut Vec<String>) -> Option<DomainTrust> {
+    pub fn read_domain(&self, name: &str, warnings: &mut Vec<String>) -> Option<DomainLevels> {
         let path = self.domain_path(name);
         let held = match super::read_json_with(&path, |bytes| parse_head(bytes, name)) {
-            ReadOutcome::Ok(head) => Some(head.trust),
+            ReadOutcome::Ok(head) => Some(head.levels),
             ReadOutcome::Missing => None,
             ReadOutcome::Corrupt(reason) => {
                 warnings.push(unreadable(&path, &reason));
@@ -116,7 +118,7 @@ impl TrustStore {
         let old = match super::read_json_with(&self.legacy, |bytes| {
             super::from_slice_seed(bytes, OneDomain(name))
         }) {
-            ReadOutcome::Ok(d) => d,
+            ReadOutcome::Ok(d) => d.map(DomainLevels::only_low),
             ReadOutcome::Missing => None,
             ReadOutcome::Corrupt(reason) => {
                 warnings.push(unreadable(&self.legacy, &reason));
@@ -127,15 +129,14 @@ impl TrustStore {
     }
 
     /// Changes one domain under the folder's lock, migrating the single file first when
-    /// there is one. A missing domain starts at the initial score; an unreadable file is
-    /// moved aside with a warning and also starts there. `change` returns whether anything
-    /// changed (nothing is written otherwise) and a value passed back; the domain's file is
-    /// written with `durability` (a migration is always synced).
+    /// there is one. A missing domain starts at the initial score at every level; an
+    /// unreadable file is moved aside with a warning and also starts there. `change` returns
+    /// whether anything changed (nothing is written otherwise) and a value passed back; the
+    /// domain's file is written with `durability` (a migration is always synced).
     pub fn update_domain<R>(
         &self,
         name: &str,
         now: Timestamp,
-        params: &TrustParams,
         warnings: &mut Vec<String>,
         durability: super::Durability,
         change: impl FnOnce(&mut DomainFile) -> (bool, R),
@@ -148,7 +149,7 @@ impl TrustStore {
             warnings,
             durability,
             |f: &DomainFile| belongs(&f.domain, name),
-            || DomainFile::new(name, params),
+            || DomainFile::new(name),
             change,
         )
     }
@@ -166,7 +167,7 @@ impl TrustStore {
         }
         // An earlier oath may still be running: it writes the file under its own lock.
         let _single = super::lock_file_of(&self.legacy, now, warnings)?;
-        let old = match super::read_json::<TrustFile>(&self.legacy) {
+        let old = match super::read_json::<SingleFile>(&self.legacy) {
             ReadOutcome::Ok(f) => f,
             ReadOutcome::Missing => return Ok(()),
             ReadOutcome::Corrupt(reason) => {
@@ -176,24 +177,17 @@ impl TrustStore {
         };
         for (name, state) in old.domains {
             let name = stored_name(&name);
-            let missing = std::cell::Cell::new(false);
+            // Its score becomes the low level only (a domain the folder does not hold starts
+            // with it, medium and high at the initial score).
+            let state = DomainLevels::only_low(state);
             lock.update_json(
                 &self.domain_path(&name),
                 now,
                 warnings,
                 super::Durability::Synced,
                 |f: &DomainFile| belongs(&f.domain, &name),
-                || {
-                    missing.set(true);
-                    DomainFile::new(&name, &TrustParams::default())
-                },
-                |f: &mut DomainFile| {
-                    let take = missing.get() || is_further_along(&f.trust, &state);
-                    if take {
-                        f.trust = state;
-                    }
-                    (take, ())
-                },
+                || DomainFile::new(&name),
+                |f: &mut DomainFile| (f.levels.take_further_along(state), ()),
             )?;
         }
         super::move_aside(&self.legacy, "migrated", now).map_err(|source| StateError::Io {
@@ -209,7 +203,7 @@ impl TrustStore {
     /// Unreadable domain files are left out and named in `warnings`; an unreadable single
     /// file is the error.
     pub fn load(&self, warnings: &mut Vec<String>) -> Result<Option<TrustFile>, String> {
-        let mut domains: BTreeMap<String, DomainTrust> = BTreeMap::new();
+        let mut domains: BTreeMap<String, DomainLevels> = BTreeMap::new();
         let folder = self.dir.join(DOMAINS);
         let mut found = false;
         match fs::read_dir(&folder) {
@@ -238,7 +232,7 @@ impl TrustStore {
                     });
                     match read {
                         ReadOutcome::Ok(head) => {
-                            domains.insert(head.domain, head.trust);
+                            domains.insert(head.domain, head.levels);
                         }
                         ReadOutcome::Missing => {}
                         ReadOutcome::Corrupt(reason) => warnings.push(unreadable(&path, &reason)),
@@ -248,17 +242,14 @@ impl TrustStore {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => warnings.push(format!("cannot read {}: {e}", folder.display())),
         }
-        match super::read_json::<TrustFile>(&self.legacy) {
+        match super::read_json::<SingleFile>(&self.legacy) {
             ReadOutcome::Ok(old) => {
                 found = true;
                 for (name, state) in old.domains {
-                    let name = stored_name(&name);
-                    match domains.get(&name) {
-                        Some(held) if !is_further_along(held, &state) => {}
-                        _ => {
-                            domains.insert(name, state);
-                        }
-                    }
+                    domains
+                        .entry(stored_name(&name))
+                        .or_default()
+                        .take_further_along(DomainLevels::only_low(state));
                 }
             }
             ReadOutcome::Missing => {}
@@ -286,12 +277,15 @@ fn belongs(held: &str, wanted: &str) -> Result<(), String> {
     }
 }
 
-/// Returns the state further along of a domain's file and the single file's entry.
-fn merge(held: Option<DomainTrust>, old: Option<DomainTrust>) -> Option<DomainTrust> {
+/// Returns a domain's file merged with the single file's entry (its low level): each level
+/// further along wins.
+fn merge(held: Option<DomainLevels>, old: Option<DomainLevels>) -> Option<DomainLevels> {
     match (held, old) {
-        (Some(h), Some(o)) if is_further_along(&h, &o) => Some(o),
-        (Some(h), _) => Some(h),
-        (None, o) => o,
+        (Some(mut h), Some(o)) => {
+            h.take_further_along(o);
+            Some(h)
+        }
+        (h, o) => h.or(o),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::classify::Domain;
-use crate::trust::{Outcome, apply_outcome, apply_to_domain};
+use crate::trust::{DomainTrust, Level, Outcome, TrustParams, apply_to_domain};
 
 fn t(s: &str) -> Timestamp {
     Timestamp::parse(s).unwrap()
@@ -13,20 +13,38 @@ fn store(dir: &Path) -> TrustStore {
     TrustStore::new(dir.join("trust"), dir.join("trust-scores.json"))
 }
 
-/// Applies one outcome through the store, as PostToolUse does.
+/// Applies one outcome of a low-risk call through the store, as PostToolUse does.
 fn apply(s: &TrustStore, domain: &str, outcome: Outcome, id: &str, at: &str) -> Vec<String> {
+    apply_at(s, domain, Level::Low, outcome, id, at)
+}
+
+/// Applies one outcome of a call at `level` through the store, as PostToolUse does.
+fn apply_at(
+    s: &TrustStore,
+    domain: &str,
+    level: Level,
+    outcome: Outcome,
+    id: &str,
+    at: &str,
+) -> Vec<String> {
     let mut warnings = Vec::new();
     let p = TrustParams::default();
     let durability = match outcome {
         Outcome::Success => crate::state::Durability::Unsynced,
         Outcome::Failure => crate::state::Durability::Synced,
     };
-    s.update_domain(domain, t(at), &p, &mut warnings, durability, |f| {
-        let u = apply_to_domain(f, outcome, Some(id), t(at), &p);
+    s.update_domain(domain, t(at), &mut warnings, durability, |f| {
+        let u = apply_to_domain(f, level, outcome, Some(id), t(at), &p);
         (!u.duplicate, u)
     })
     .unwrap();
     warnings
+}
+
+/// The low level a domain's file holds (what a single file's entry migrates to).
+fn low(l: DomainLevels) -> DomainTrust {
+    assert!(l.medium.is_none() && l.high.is_none(), "{l:?}");
+    l.low.expect("a low level")
 }
 
 fn view(s: &TrustStore) -> TrustFile {
@@ -127,7 +145,8 @@ fn an_outcome_rewrites_its_domain_only() {
     );
     let mut w = Vec::new();
     let d = s.read_domain("shell_exec", &mut w).unwrap();
-    assert_eq!((d.successes, d.failures), (1, 1));
+    let l = d.low.as_ref().unwrap();
+    assert_eq!((l.successes, l.failures), (1, 1));
     assert!(s.read_domain("git_local", &mut w).is_none());
     assert!(w.is_empty(), "{w:?}");
     // A second fire of a call changes nothing.
@@ -152,31 +171,51 @@ fn an_outcome_rewrites_its_domain_only() {
     assert_eq!(names, [".lock", "domains"]);
 }
 
-/// A single file of an earlier version with `n` domains besides `file_read`.
-fn single_file(n: usize) -> TrustFile {
+/// Applies one outcome to a single file of an earlier version (one state per domain, the
+/// seed's rules), as an earlier oath did.
+fn legacy_apply(f: &mut SingleFile, domain: &str, outcome: Outcome, at: &str) {
     let p = TrustParams::default();
-    let mut f = TrustFile::new(&p, t("2026-02-01T00:00:00Z"));
-    for i in 0..5 {
-        apply_outcome(
+    let current = f
+        .domains
+        .get(domain)
+        .cloned()
+        .unwrap_or_else(|| DomainTrust::new(&p));
+    let (d, _) = crate::trust::advance(&current, outcome, t(at), &p);
+    f.domains.insert(domain.to_owned(), d);
+    f.global_operation_count += 1;
+    f.updated_at = t(at).iso_seconds();
+}
+
+/// A single file of an earlier version with `n` domains besides `file_read` and `_global`.
+fn single_file(n: usize) -> SingleFile {
+    let p = TrustParams::default();
+    let mut f = SingleFile::new(t("2026-02-01T00:00:00Z"));
+    f.domains.insert("_global".into(), DomainTrust::new(&p));
+    for _ in 0..5 {
+        legacy_apply(
             &mut f,
             "file_read",
             Outcome::Success,
-            Some(&format!("old_{i}")),
-            t("2026-02-01T00:00:00Z"),
-            &p,
+            "2026-02-01T00:00:00Z",
         );
     }
     for i in 0..n {
-        apply_outcome(
+        legacy_apply(
             &mut f,
             &format!("Extra.domain/{i}"),
             Outcome::Failure,
-            None,
-            t("2026-02-02T00:00:00Z"),
-            &p,
+            "2026-02-02T00:00:00Z",
         );
     }
     f
+}
+
+/// The single file's domains as they migrate: each state becomes the low level only.
+fn migrated(f: &SingleFile) -> BTreeMap<String, DomainLevels> {
+    f.domains
+        .iter()
+        .map(|(k, d)| (k.clone(), DomainLevels::only_low(d.clone())))
+        .collect()
 }
 
 #[test]
@@ -189,10 +228,10 @@ fn the_single_file_is_read_then_migrated_whole() {
     // Read before any update: from the single file.
     let mut w = Vec::new();
     assert_eq!(
-        s.read_domain("file_read", &mut w).unwrap(),
+        low(s.read_domain("file_read", &mut w).unwrap()),
         old.domains["file_read"]
     );
-    assert_eq!(view(&s).domains, old.domains);
+    assert_eq!(view(&s).domains, migrated(&old));
     assert!(!s.dir().exists(), "reading writes nothing");
     // The first update migrates every domain and moves the file aside, byte for byte.
     let w = apply(
@@ -212,14 +251,20 @@ fn the_single_file_is_read_then_migrated_whole() {
     assert_eq!(aside.len(), 1);
     assert_eq!(fs::read(&aside[0]).unwrap(), bytes);
     let v = view(&s);
-    let mut want = old.domains.clone();
+    let mut want = migrated(&old);
     want.insert("git_local".into(), v.domains["git_local"].clone());
     assert_eq!(v.domains, want);
     assert_eq!(v.global_operation_count, old.global_operation_count + 1);
     assert_eq!(
-        s.read_domain("Extra.domain/7", &mut Vec::new()).unwrap(),
+        low(s.read_domain("Extra.domain/7", &mut Vec::new()).unwrap()),
         old.domains["Extra.domain/7"]
     );
+    // Every migrated file is version 2, its score the low level.
+    let text = fs::read_to_string(s.domain_path("file_read")).unwrap();
+    let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["version"], 2, "{text}");
+    assert_eq!(file["levels"]["low"]["successes"], 5, "{text}");
+    assert!(file["levels"].get("medium").is_none(), "{text}");
     assert!(
         s.domain_path("Extra.domain/7")
             .ends_with("%45xtra%2Edomain%2F7.json")
@@ -247,14 +292,11 @@ fn a_migration_keeps_the_state_further_along() {
     );
     let held = s.read_domain("file_read", &mut Vec::new()).unwrap();
     let mut old = single_file(0);
-    let p = TrustParams::default();
-    apply_outcome(
+    legacy_apply(
         &mut old,
         "shell_exec",
         Outcome::Success,
-        None,
-        t("2026-02-01T00:00:00Z"),
-        &p,
+        "2026-02-01T00:00:00Z",
     );
     fs::write(
         dir.path().join("trust-scores.json"),
@@ -264,10 +306,11 @@ fn a_migration_keeps_the_state_further_along() {
     // Readers already merge: the file's shell_exec, the folder's file_read.
     let mut w = Vec::new();
     assert_eq!(s.read_domain("file_read", &mut w).unwrap(), held);
-    assert_eq!(
-        s.read_domain("shell_exec", &mut w).unwrap(),
-        old.domains["shell_exec"]
-    );
+    // shell_exec: the file's state replaces the folder's low level only; the folder's
+    // medium and high (lowered by its failure) stay.
+    let mut merged = s.read_domain("shell_exec", &mut w).unwrap();
+    assert_eq!(merged.low.take(), Some(old.domains["shell_exec"].clone()));
+    assert!(merged.medium.is_some_and(|m| m.failures == 1));
     apply(
         &s,
         "git_read",
@@ -277,8 +320,15 @@ fn a_migration_keeps_the_state_further_along() {
     );
     let v = view(&s);
     assert_eq!(v.domains["file_read"], held);
-    assert_eq!(v.domains["shell_exec"], old.domains["shell_exec"]);
-    assert_eq!(v.domains["_global"], old.domains["_global"]);
+    assert_eq!(
+        v.domains["shell_exec"].low.as_ref(),
+        Some(&old.domains["shell_exec"])
+    );
+    assert_eq!(v.domains["shell_exec"].high.as_ref().unwrap().failures, 1);
+    assert_eq!(
+        v.domains["_global"],
+        DomainLevels::only_low(old.domains["_global"].clone())
+    );
 }
 
 #[test]
@@ -302,16 +352,20 @@ fn a_migration_cut_short_is_finished_by_the_next_update() {
             &mut Vec::new(),
             crate::state::Durability::Synced,
             |_: &DomainFile| Ok(()),
-            || DomainFile::new(&name, &TrustParams::default()),
+            || DomainFile::new(&name),
             |f| {
-                f.trust = state;
+                f.levels = DomainLevels::only_low(state);
                 (true, ())
             },
         )
         .unwrap();
     }
     drop(lock);
-    assert_eq!(view(&s).domains, old.domains, "the view is whole meanwhile");
+    assert_eq!(
+        view(&s).domains,
+        migrated(&old),
+        "the view is whole meanwhile"
+    );
     apply(
         &s,
         "file_read",
@@ -321,7 +375,7 @@ fn a_migration_cut_short_is_finished_by_the_next_update() {
     );
     let v = view(&s);
     assert_eq!(v.domains.len(), old.domains.len());
-    assert_eq!(v.domains["file_read"].successes, 6);
+    assert_eq!(v.domains["file_read"].low.as_ref().unwrap().successes, 6);
     assert!(!dir.path().join("trust-scores.json").exists());
 }
 
@@ -349,7 +403,7 @@ fn unreadable_files_are_named_then_moved_aside() {
         ("garbage", b"not json".to_vec()),
         (
             "future",
-            br#"{"version":9,"domain":"git_local","trust":{"score":0.5}}"#.to_vec(),
+            br#"{"version":9,"domain":"git_local","levels":{"low":{"score":0.5}}}"#.to_vec(),
         ),
         ("renamed", fs::read(s.domain_path("file_read")).unwrap()),
     ] {
@@ -378,12 +432,21 @@ fn unreadable_files_are_named_then_moved_aside() {
         assert_eq!(
             s.read_domain("git_local", &mut Vec::new())
                 .unwrap()
+                .low
+                .unwrap()
                 .successes,
             1
         );
         fs::remove_file(s.domain_path("git_local")).unwrap();
     }
-    assert_eq!(view(&s).domains["file_read"].successes, 1);
+    assert_eq!(
+        view(&s).domains["file_read"]
+            .low
+            .as_ref()
+            .unwrap()
+            .successes,
+        1
+    );
 }
 
 #[test]
@@ -409,7 +472,14 @@ fn what_stands_where_the_folders_should_be_is_moved_aside() {
         "2026-03-01T00:00:00Z",
     );
     assert!(w.len() == 1 && w[0].contains("not a folder"), "{w:?}");
-    assert_eq!(view(&s).domains["file_read"].successes, 1);
+    assert_eq!(
+        view(&s).domains["file_read"]
+            .low
+            .as_ref()
+            .unwrap()
+            .successes,
+        1
+    );
 }
 
 #[test]
@@ -465,6 +535,61 @@ fn parallel_outcomes_are_not_lost() {
         th.join().unwrap();
     }
     let v = view(&s);
-    assert_eq!(v.domains["file_read"].successes, 60);
-    assert_eq!(v.domains["shell_exec"].successes, 60);
+    for d in ["file_read", "shell_exec"] {
+        assert_eq!(v.domains[d].low.as_ref().unwrap().successes, 60, "{d}");
+    }
+}
+
+#[test]
+fn a_version_1_domain_file_is_read_and_written_as_version_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    let p = TrustParams::default();
+    let now = t("2026-03-01T00:00:00Z");
+    fs::create_dir_all(s.domain_path("container").parent().unwrap()).unwrap();
+    let v1 = r#"{"version":1,"domain":"container","trust":{"score":0.9,"successes":60,"total_operations":60,"last_operated_at":"2026-02-28T00:00:00Z"},"recent_outcomes":[{"tool_use_id":"old","outcome":"success"}]}"#;
+    fs::write(s.domain_path("container"), v1).unwrap();
+    // Read as it is: the old score is the low level only.
+    let mut w = Vec::new();
+    let l = s.read_domain("container", &mut w).unwrap();
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(l.score(Level::Low, now, &p), 0.9);
+    assert_eq!(l.score(Level::Medium, now, &p), p.initial_score);
+    assert_eq!(view(&s).domains["container"], l);
+    assert_eq!(fs::read_to_string(s.domain_path("container")).unwrap(), v1);
+    // A second fire of a call the old file remembers changes nothing and writes nothing.
+    apply_at(
+        &s,
+        "container",
+        Level::Medium,
+        Outcome::Success,
+        "old",
+        "2026-03-01T00:00:00Z",
+    );
+    assert_eq!(fs::read_to_string(s.domain_path("container")).unwrap(), v1);
+    // The next update writes version 2; the file is never lost or moved aside.
+    let w = apply_at(
+        &s,
+        "container",
+        Level::Medium,
+        Outcome::Success,
+        "new",
+        "2026-03-01T00:00:00Z",
+    );
+    assert!(w.is_empty(), "{w:?}");
+    let text = fs::read_to_string(s.domain_path("container")).unwrap();
+    let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["version"], 2, "{text}");
+    assert_eq!(file["levels"]["low"]["successes"], 61, "{text}");
+    assert_eq!(file["levels"]["medium"]["successes"], 1, "{text}");
+    assert_eq!(
+        file["recent_outcomes"].as_array().unwrap().len(),
+        2,
+        "{text}"
+    );
+    let names: Vec<String> = fs::read_dir(s.domain_path("container").parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["container.json"]);
 }

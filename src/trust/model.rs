@@ -1,12 +1,11 @@
-//! The whole trust state in the shape of `trust-scores.json` (version "2" with the Phase 2a
-//! fields: the single file of earlier versions, and the view `oath status` shows of the trust
-//! folder), and the pure update rules.
+//! One level's trust state (the seed's per-domain fields) and its pure update rules, and the
+//! whole trust state by domain and level in one value ([`TrustFile`]).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
+use super::levels::{DomainLevels, Level, advance_levels};
 use super::params::{RiskWeights, TrustParams};
 use crate::classify::Risk;
 use crate::clock::Timestamp;
@@ -18,7 +17,7 @@ use crate::clock::Timestamp;
 /// and subagents, in that domain) are applied in between, and then one outcome counts twice.
 pub(super) const REMEMBERED_OUTCOMES: usize = 64;
 
-/// The trust state of one domain (seed 001 §5.1).
+/// The trust state of one level of a domain (seed 001 §5.1: what the seed kept per domain).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DomainTrust {
     /// Score in [0, 1].
@@ -99,142 +98,26 @@ impl Outcome {
     }
 }
 
-/// The whole trust file. Reading accepts version "2" (Phase 2a fields filled in when absent)
-/// and the v1 shape `{score, successes, failures}`, migrated into `_global`.
+/// The whole trust state of a project in one value: what `oath status`, `oath demo` and
+/// tests read of the trust folder ([`super::whole_view`]), and a trust state in memory that
+/// tests drive with [`apply_outcome`]. Never written to disk (the folder holds one file per
+/// domain); it serializes as the single file's shape with levels, version "3".
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TrustFile {
-    /// Always "2".
+    /// Always "3".
     pub version: String,
-    /// Last write (ISO 8601).
+    /// Last operation of any domain (ISO 8601).
     pub updated_at: String,
-    /// Successes and failures over all domains.
+    /// Outcomes applied over all domains.
     pub global_operation_count: u64,
-    /// Per-domain state, keyed by domain name (unknown names are kept as they are).
-    pub domains: BTreeMap<String, DomainTrust>,
-    /// Outcomes recently applied, by tool_use_id (oath's addition; readers may ignore it).
+    /// Per-domain state by level, keyed by domain name (unknown names are kept as they are).
+    pub domains: BTreeMap<String, DomainLevels>,
+    /// Outcomes recently applied, by tool_use_id (in memory; the folder keeps them per domain).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recent_outcomes: Vec<AppliedOutcome>,
 }
 
-/// Every top-level field of either version, read in one pass (no intermediate `Value` tree:
-/// every PreToolUse reads this file).
-#[derive(Default)]
-struct AnyVersion {
-    version: Option<Value>,
-    updated_at: Option<String>,
-    global_operation_count: u64,
-    domains: BTreeMap<String, DomainTrust>,
-    recent_outcomes: Vec<AppliedOutcome>,
-    // Version 1.
-    score: Option<Value>,
-    successes: Option<Value>,
-    failures: Option<Value>,
-}
-
-struct AnyVersionVisitor;
-
-impl<'de> serde::de::Visitor<'de> for AnyVersionVisitor {
-    type Value = AnyVersion;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // serde would read a JSON array as the fields of a struct in order: only an object
-        // is accepted, so `[1,2,3]` is corrupt rather than a v1 file with score 1.
-        f.write_str("the trust file must be a JSON object")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<AnyVersion, A::Error> {
-        let mut out = AnyVersion::default();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match key.as_ref() {
-                "version" => out.version = Some(map.next_value()?),
-                "updated_at" => out.updated_at = map.next_value()?,
-                "global_operation_count" => {
-                    out.global_operation_count = map.next_value::<Option<u64>>()?.unwrap_or(0);
-                }
-                "domains" => out.domains = map.next_value::<Option<_>>()?.unwrap_or_default(),
-                "recent_outcomes" => {
-                    out.recent_outcomes = map.next_value::<Option<_>>()?.unwrap_or_default();
-                }
-                "score" => out.score = Some(map.next_value()?),
-                "successes" => out.successes = Some(map.next_value()?),
-                "failures" => out.failures = Some(map.next_value()?),
-                _ => {
-                    map.next_value::<serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(out)
-    }
-}
-
-impl<'de> Deserialize<'de> for TrustFile {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let any = d.deserialize_map(AnyVersionVisitor)?;
-        match version_of(any.version.as_ref()).map_err(D::Error::custom)? {
-            Version::V2 => {
-                for (name, d) in &any.domains {
-                    check_score(name, d).map_err(D::Error::custom)?;
-                }
-                Ok(Self {
-                    version: "2".into(),
-                    updated_at: any.updated_at.unwrap_or_default(),
-                    global_operation_count: any.global_operation_count,
-                    domains: any.domains,
-                    recent_outcomes: any.recent_outcomes,
-                })
-            }
-            Version::V1 => {
-                let global =
-                    v1_global(any.score, any.successes, any.failures).map_err(D::Error::custom)?;
-                let count = global.total_operations;
-                let mut domains = BTreeMap::new();
-                domains.insert(GLOBAL.to_owned(), global);
-                Ok(Self {
-                    version: "2".into(),
-                    updated_at: String::new(),
-                    global_operation_count: count,
-                    domains,
-                    recent_outcomes: Vec::new(),
-                })
-            }
-        }
-    }
-}
-
-/// The domain a version 1 file migrates into.
-const GLOBAL: &str = "_global";
-
-/// The versions of the trust file this oath reads.
-enum Version {
-    /// `{score, successes, failures}` (no `version`, or `"1"`).
-    V1,
-    /// Per-domain state.
-    V2,
-}
-
-/// Reads the `version` field (a string or a number; absent means version 1).
-fn version_of(v: Option<&Value>) -> Result<Version, String> {
-    let number;
-    let version = match v {
-        None => None,
-        Some(Value::String(s)) => Some(s.as_str()),
-        Some(Value::Number(n)) => {
-            number = n.to_string();
-            Some(number.as_str())
-        }
-        Some(other) => return Err(format!("version must be a string, found {other}")),
-    };
-    match version {
-        Some("2") => Ok(Version::V2),
-        None | Some("1") => Ok(Version::V1),
-        Some(other) => Err(format!(
-            "version {other:?} is not one this oath understands (it reads versions 1 and 2)"
-        )),
-    }
-}
-
-/// Checks that a domain's score is a number in [0, 1].
+/// Checks that a level's score is a number in [0, 1] (`name` says whose).
 pub(super) fn check_score(name: &str, d: &DomainTrust) -> Result<(), String> {
     if d.score.is_finite() && (0.0..=1.0).contains(&d.score) {
         Ok(())
@@ -246,158 +129,30 @@ pub(super) fn check_score(name: &str, d: &DomainTrust) -> Result<(), String> {
     }
 }
 
-/// Migrates the fields of a version 1 file into the `_global` domain (a score outside
-/// [0, 1] is replaced by the initial one; absent or null counts are 0).
-fn v1_global(
-    score: Option<Value>,
-    successes: Option<Value>,
-    failures: Option<Value>,
-) -> Result<DomainTrust, String> {
-    let count = |v: Option<Value>, name: &str| -> Result<u64, String> {
-        match v {
-            None | Some(Value::Null) => Ok(0),
-            Some(v) => serde_json::from_value(v).map_err(|e| format!("{name}: {e}")),
-        }
-    };
-    let score: Option<f64> = match score {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(serde_json::from_value(v).map_err(|e| format!("score: {e}"))?),
-    };
-    let successes = count(successes, "successes")?;
-    let failures = count(failures, "failures")?;
-    let mut global = DomainTrust::new(&TrustParams::default());
-    if let Some(s) = score.filter(|s| s.is_finite() && (0.0..=1.0).contains(s)) {
-        global.score = s;
-    }
-    global.successes = successes;
-    global.failures = failures;
-    global.total_operations = successes.saturating_add(failures);
-    Ok(global)
-}
-
-/// Reads one domain of the trust file and skips the rest (other domains, remembered
-/// outcomes) without building it: PreToolUse needs one domain, and building the whole file
-/// (50 domains, the remembered outcomes) was over half of a simple call's instructions.
-/// The version is checked and the domain validated as [`TrustFile`] does; the rest is only
-/// checked to be JSON syntax (its strings are not checked for UTF-8). A file invalid only
-/// there gives the domain's score, not the initial one with a warning, until the next update
-/// reads the whole file and moves it aside (the file is a protected path: a tool call that
-/// writes it is denied).
-/// `None`: the file does not hold the domain.
-pub struct OneDomain<'a>(pub &'a str);
-
-impl<'de> serde::de::DeserializeSeed<'de> for OneDomain<'_> {
-    type Value = Option<DomainTrust>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for OneDomain<'_> {
-    type Value = Option<DomainTrust>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        AnyVersionVisitor.expecting(f)
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        use serde::de::Error;
-        let (mut version, mut domain) = (None, None);
-        let (mut score, mut successes, mut failures) = (None, None, None);
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match key.as_ref() {
-                "version" => version = Some(map.next_value()?),
-                "domains" => domain = map.next_value_seed(PickDomain(self.0))?,
-                "score" => score = Some(map.next_value()?),
-                "successes" => successes = Some(map.next_value()?),
-                "failures" => failures = Some(map.next_value()?),
-                _ => {
-                    map.next_value::<serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        match version_of(version.as_ref()).map_err(A::Error::custom)? {
-            Version::V2 => {
-                if let Some(d) = &domain {
-                    check_score(self.0, d).map_err(A::Error::custom)?;
-                }
-                Ok(domain)
-            }
-            Version::V1 if self.0 == GLOBAL => v1_global(score, successes, failures)
-                .map(Some)
-                .map_err(A::Error::custom),
-            Version::V1 => Ok(None),
-        }
-    }
-}
-
-/// The `domains` object (or null), keeping the one named domain.
-struct PickDomain<'a>(&'a str);
-
-impl<'de> serde::de::DeserializeSeed<'de> for PickDomain<'_> {
-    type Value = Option<DomainTrust>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_option(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for PickDomain<'_> {
-    type Value = Option<DomainTrust>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a map of domains")
-    }
-
-    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut found = None;
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            if key == self.0 {
-                // A repeated name: the last wins, as when the whole map is read.
-                found = Some(map.next_value::<DomainTrust>()?);
-            } else {
-                map.next_value::<serde::de::IgnoredAny>()?;
-            }
-        }
-        Ok(found)
-    }
-}
-
 impl TrustFile {
-    /// Returns a new file holding only `_global` at the initial score.
-    pub fn new(params: &TrustParams, now: Timestamp) -> Self {
-        let mut domains = BTreeMap::new();
-        domains.insert(GLOBAL.to_owned(), DomainTrust::new(params));
+    /// Returns a state holding no domain (every domain at the initial score at every level).
+    pub fn new(now: Timestamp) -> Self {
         Self {
-            version: "2".into(),
+            version: "3".into(),
             updated_at: now.iso_seconds(),
             global_operation_count: 0,
-            domains,
+            domains: BTreeMap::new(),
             recent_outcomes: Vec::new(),
         }
     }
 
-    /// Returns the effective trust of a domain now (idle decay applied, nothing written).
-    /// A domain never operated has the initial score.
-    pub fn score(&self, domain: &str, now: Timestamp, params: &TrustParams) -> f64 {
-        score_of(self.domains.get(domain), now, params)
+    /// Returns the effective trust of a domain at a level now (idle decay applied, nothing
+    /// written). A level never operated has the initial score.
+    pub fn score(&self, domain: &str, level: Level, now: Timestamp, params: &TrustParams) -> f64 {
+        score_of(
+            self.domains.get(domain).and_then(|d| d.get(level)),
+            now,
+            params,
+        )
     }
 }
 
-/// Returns the effective trust of a domain's state now (idle decay applied); a domain never
+/// Returns the effective trust of a level's state now (idle decay applied); a level never
 /// operated (`None`) has the initial score.
 pub fn score_of(domain: Option<&DomainTrust>, now: Timestamp, params: &TrustParams) -> f64 {
     domain.map_or(params.initial_score, |d| effective(d, now, params).score)
@@ -409,7 +164,7 @@ fn round(x: f64, digits: i32) -> f64 {
     (x * f).round() / f
 }
 
-/// Returns a domain as it is now: when it has been idle longer than the hibernation period,
+/// Returns a level's state as it is now: when it has been idle longer than the hibernation period,
 /// its score decayed by `base^(days − hibernation)` (rounded to 4 decimals) and warm-up armed.
 /// The stored state is not changed; the decay is materialised at the next operation only.
 pub fn effective(d: &DomainTrust, now: Timestamp, params: &TrustParams) -> DomainTrust {
@@ -428,7 +183,7 @@ pub fn effective(d: &DomainTrust, now: Timestamp, params: &TrustParams) -> Domai
     out
 }
 
-/// What one outcome did to a domain.
+/// What one outcome did to the level of its call.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrustUpdate {
     /// Effective score before.
@@ -439,37 +194,36 @@ pub struct TrustUpdate {
     pub duplicate: bool,
 }
 
-/// Applies a success or failure of `tool_use_id` in `domain`.
+/// Applies a success or failure of `tool_use_id`, a call at `level` in `domain`.
 ///
+/// Each level touched follows the seed on its own state: a success raises `level` and the
+/// levels below it, a failure lowers every level of the domain ([`advance_levels`]).
 /// Success: `rate = base × (2 if warming up) × (recovery multiplier if recovering)` where base
 /// is the boost rate for the first `boost_threshold` operations and the normal rate after;
 /// `score += (1 − score) × rate`, rounded to 5 decimals; recovery ends once the score is back
 /// to the pre-failure score. Failure: the first failure of a run records the pre-failure score
 /// and starts recovery, later ones keep it; `score ×= failure_decay`. Both materialise idle
-/// decay first. An outcome already recorded for the same `tool_use_id` changes nothing.
+/// decay first. An outcome already recorded for the same `tool_use_id` changes nothing. The
+/// update returned is `level`'s.
 pub fn apply_outcome(
     file: &mut TrustFile,
     domain: &str,
+    level: Level,
     outcome: Outcome,
     tool_use_id: Option<&str>,
     now: Timestamp,
     params: &TrustParams,
 ) -> TrustUpdate {
     if was_applied(&file.recent_outcomes, tool_use_id) {
-        let s = file.score(domain, now, params);
+        let s = file.score(domain, level, now, params);
         return TrustUpdate {
             before: s,
             after: s,
             duplicate: true,
         };
     }
-    let current = file
-        .domains
-        .get(domain)
-        .cloned()
-        .unwrap_or_else(|| DomainTrust::new(params));
-    let (d, update) = advance(&current, outcome, now, params);
-    file.domains.insert(domain.to_owned(), d);
+    let levels = file.domains.entry(domain.to_owned()).or_default();
+    let update = advance_levels(levels, level, outcome, now, params);
     file.global_operation_count = file.global_operation_count.saturating_add(1);
     file.updated_at = now.iso_seconds();
     if let Some(id) = tool_use_id {
@@ -497,9 +251,9 @@ pub(super) fn remember_outcome(
     recent.drain(..excess);
 }
 
-/// Returns a domain's state after one success or failure at `now` (the rules of
+/// Returns a level's state after one success or failure at `now` (the seed's rules of
 /// [`apply_outcome`]), and the update.
-pub(super) fn advance(
+pub(crate) fn advance(
     current: &DomainTrust,
     outcome: Outcome,
     now: Timestamp,
@@ -572,11 +326,13 @@ mod tests {
         Timestamp::parse("2026-03-01T00:00:00Z").unwrap()
     }
 
+    /// Applies outcomes of calls at one level of one domain (the seed's trajectories hold
+    /// for each level's own state).
     fn run(file: &mut TrustFile, outcomes: &[Outcome]) -> Vec<f64> {
         let p = TrustParams::default();
         outcomes
             .iter()
-            .map(|o| apply_outcome(file, "shell_exec", *o, None, t0(), &p).after)
+            .map(|o| apply_outcome(file, "shell_exec", Level::Medium, *o, None, t0(), &p).after)
             .collect()
     }
 
@@ -584,10 +340,14 @@ mod tests {
         (a - b).abs() < 1e-9
     }
 
+    /// A level's stored state.
+    fn at<'a>(f: &'a TrustFile, domain: &str, level: Level) -> &'a DomainTrust {
+        f.domains[domain].get(level).unwrap()
+    }
+
     #[test]
     fn growth_trajectory_matches_the_reference() {
-        let p = TrustParams::default();
-        let mut f = TrustFile::new(&p, t0());
+        let mut f = TrustFile::new(t0());
         let s = run(&mut f, &[Outcome::Success; 25]);
         for (step, want) in [
             (1, 0.335),
@@ -605,16 +365,22 @@ mod tests {
                 s[step - 1]
             );
         }
+        // Medium work vouched for low (same trajectory), never for high.
+        assert_eq!(
+            at(&f, "shell_exec", Level::Low),
+            at(&f, "shell_exec", Level::Medium)
+        );
+        assert!(f.domains["shell_exec"].high.is_none());
+        assert_eq!(f.global_operation_count, 25);
     }
 
     #[test]
     fn failure_and_recovery_match_the_reference() {
-        let p = TrustParams::default();
-        let mut f = TrustFile::new(&p, t0());
+        let mut f = TrustFile::new(t0());
         run(&mut f, &[Outcome::Success; 25]);
         let s = run(&mut f, &[Outcome::Failure, Outcome::Failure]);
         assert!(close(s[0], 0.6571945) && close(s[1], 0.558615325), "{s:?}");
-        let d = &f.domains["shell_exec"];
+        let d = at(&f, "shell_exec", Level::Medium);
         assert_eq!(d.pre_failure_score, Some(0.77317));
         assert!(d.is_recovering);
         assert_eq!(d.consecutive_failures, 2);
@@ -623,44 +389,71 @@ mod tests {
             close(s[0], 0.57186) && close(s[1], 0.5847) && close(s[2], 0.59716),
             "{s:?}"
         );
-        assert_eq!(f.domains["shell_exec"].consecutive_failures, 0);
+        assert_eq!(at(&f, "shell_exec", Level::Medium).consecutive_failures, 0);
         // A failure during recovery keeps the first pre-failure score.
         run(&mut f, &[Outcome::Failure]);
-        assert_eq!(f.domains["shell_exec"].pre_failure_score, Some(0.77317));
+        assert_eq!(
+            at(&f, "shell_exec", Level::Medium).pre_failure_score,
+            Some(0.77317)
+        );
         // Recovery ends once the score is back.
         run(&mut f, &[Outcome::Success; 40]);
-        let d = &f.domains["shell_exec"];
+        let d = at(&f, "shell_exec", Level::Medium);
         assert!(!d.is_recovering && d.pre_failure_score.is_none() && d.score >= 0.77317);
+        // High only ever saw the three failures: 0.3 · 0.85³, recovering to 0.3.
+        let h = at(&f, "shell_exec", Level::High);
+        assert!(close(h.score, 0.3 * 0.85 * 0.85 * 0.85), "{h:?}");
+        assert_eq!((h.successes, h.failures), (0, 3));
+        assert_eq!(h.pre_failure_score, Some(0.3));
     }
 
     #[test]
     fn idle_decay_is_computed_on_read_and_materialised_once() {
         let p = TrustParams::default();
-        let mut f = TrustFile::new(&p, t0());
-        apply_outcome(&mut f, "file_read", Outcome::Success, None, t0(), &p);
-        let stored = f.domains["file_read"].score;
+        let mut f = TrustFile::new(t0());
+        let low = Level::Low;
+        apply_outcome(&mut f, "file_read", low, Outcome::Success, None, t0(), &p);
+        let stored = at(&f, "file_read", low).score;
         let later = t0().plus_seconds(100 * 86_400);
-        let e1 = f.score("file_read", later, &p);
-        let e2 = f.score("file_read", later, &p);
+        let e1 = f.score("file_read", low, later, &p);
+        let e2 = f.score("file_read", low, later, &p);
         assert_eq!(e1, e2, "reading twice does not compound");
         assert!(close(e1, round(stored * 0.999f64.powi(86), 4)));
-        assert_eq!(f.domains["file_read"].score, stored, "reading never writes");
+        assert_eq!(
+            at(&f, "file_read", low).score,
+            stored,
+            "reading never writes"
+        );
         // The next success starts from the decayed score, at warm-up rate, and re-arms nothing.
-        let u = apply_outcome(&mut f, "file_read", Outcome::Success, None, later, &p);
+        let u = apply_outcome(&mut f, "file_read", low, Outcome::Success, None, later, &p);
         assert!(close(u.before, e1));
         assert!(close(u.after, round(e1 + (1.0 - e1) * 0.10, 5)));
-        let d = &f.domains["file_read"];
+        let d = at(&f, "file_read", low);
         assert!(d.is_warming_up && d.warmup_remaining == 4);
-        assert!(close(f.score("file_read", later, &p), u.after));
+        assert!(close(f.score("file_read", low, later, &p), u.after));
+        // A level never operated has the initial score, idle or not.
+        assert_eq!(
+            f.score("file_read", Level::High, later, &p),
+            p.initial_score
+        );
     }
 
     #[test]
     fn the_last_outcomes_are_remembered() {
         let p = TrustParams::default();
-        let mut f = TrustFile::new(&p, t0());
+        let mut f = TrustFile::new(t0());
         let apply = |f: &mut TrustFile, i: usize| {
             let id = format!("toolu_{i}");
-            apply_outcome(f, "file_read", Outcome::Success, Some(&id), t0(), &p).duplicate
+            apply_outcome(
+                f,
+                "file_read",
+                Level::Low,
+                Outcome::Success,
+                Some(&id),
+                t0(),
+                &p,
+            )
+            .duplicate
         };
         for i in 0..REMEMBERED_OUTCOMES + 10 {
             assert!(!apply(&mut f, i));
@@ -673,136 +466,64 @@ mod tests {
     #[test]
     fn duplicate_outcome_is_ignored() {
         let p = TrustParams::default();
-        let mut f = TrustFile::new(&p, t0());
-        let a = apply_outcome(
-            &mut f,
-            "git_local",
-            Outcome::Failure,
-            Some("toolu_1"),
-            t0(),
-            &p,
-        );
-        let b = apply_outcome(
-            &mut f,
-            "git_local",
-            Outcome::Failure,
-            Some("toolu_1"),
-            t0(),
-            &p,
-        );
-        assert!(!a.duplicate && b.duplicate);
-        assert_eq!(f.domains["git_local"].failures, 1);
-        assert!(close(f.domains["git_local"].score, 0.3 * 0.85));
+        let mut f = TrustFile::new(t0());
+        let mut fire = |level, outcome| {
+            apply_outcome(
+                &mut f,
+                "git_local",
+                level,
+                outcome,
+                Some("toolu_1"),
+                t0(),
+                &p,
+            )
+        };
+        let a = fire(Level::Medium, Outcome::Failure);
+        let b = fire(Level::Medium, Outcome::Failure);
+        // A second fire at another level or with another outcome is the same call too.
+        let c = fire(Level::Low, Outcome::Success);
+        assert!(!a.duplicate && b.duplicate && c.duplicate);
+        assert_eq!((b.before, b.after), (a.after, a.after));
+        assert_eq!(f.global_operation_count, 1);
+        for level in Level::ALL {
+            let d = at(&f, "git_local", level);
+            assert_eq!((d.failures, d.total_operations), (1, 1), "{level}");
+            assert!(close(d.score, 0.3 * 0.85), "{level}");
+        }
     }
 
     #[test]
     fn counters_saturate_instead_of_overflowing() {
         let params = TrustParams::default();
         let now = Timestamp::from_unix(1_772_366_400);
-        let mut file: TrustFile = serde_json::from_str(&format!(
-            r#"{{"version":"2","global_operation_count":{m},"domains":{{"file_read":{{"score":0.5,"successes":{m},"failures":{m},"total_operations":{m},"consecutive_failures":{c}}}}}}}"#,
-            m = u64::MAX,
-            c = u32::MAX
-        ))
-        .unwrap();
-        apply_outcome(&mut file, "file_read", Outcome::Success, None, now, &params);
-        apply_outcome(&mut file, "file_read", Outcome::Failure, None, now, &params);
-        let d = &file.domains["file_read"];
-        assert_eq!(
-            (d.successes, d.failures, d.total_operations),
-            (u64::MAX, u64::MAX, u64::MAX)
+        let m = u64::MAX;
+        let full = DomainTrust {
+            score: 0.5,
+            successes: m,
+            failures: m,
+            total_operations: m,
+            consecutive_failures: u32::MAX,
+            ..DomainTrust::new(&params)
+        };
+        let mut file = TrustFile::new(now);
+        file.global_operation_count = m;
+        file.domains.insert(
+            "file_read".into(),
+            DomainLevels {
+                low: Some(full.clone()),
+                medium: Some(full.clone()),
+                high: Some(full),
+            },
         );
-        assert_eq!(file.global_operation_count, u64::MAX);
-        let v1: TrustFile = serde_json::from_str(&format!(
-            r#"{{"successes":{m},"failures":1}}"#,
-            m = u64::MAX
-        ))
-        .unwrap();
-        assert_eq!(v1.global_operation_count, u64::MAX);
-    }
-
-    #[test]
-    fn v1_file_migrates_and_unknown_version_is_refused() {
-        let f: TrustFile =
-            serde_json::from_str(r#"{"score":0.6,"successes":20,"failures":3}"#).unwrap();
-        assert_eq!(f.version, "2");
-        let g = &f.domains["_global"];
-        assert_eq!(
-            (g.score, g.successes, g.failures, g.total_operations),
-            (0.6, 20, 3, 23)
-        );
-        assert_eq!(f.global_operation_count, 23);
-        let v2_without_2a: TrustFile = serde_json::from_str(
-            r#"{"version":"2","updated_at":"x","global_operation_count":1,"domains":{"file_read":{"score":0.4,"successes":1,"failures":0,"total_operations":1,"last_operated_at":"2026-01-01T00:00:00Z","is_warming_up":false,"warmup_remaining":0}}}"#,
-        )
-        .unwrap();
-        let d = &v2_without_2a.domains["file_read"];
-        assert_eq!(
-            (d.consecutive_failures, d.pre_failure_score, d.is_recovering),
-            (0, None, false)
-        );
-        assert!(serde_json::from_str::<TrustFile>(r#"{"version":"3","domains":{}}"#).is_err());
-        assert!(serde_json::from_str::<TrustFile>("[0.9, 2, 3]").is_err());
-        let null_version = serde_json::from_str::<TrustFile>(r#"{"version":null,"score":0.9}"#);
-        assert!(
-            null_version
-                .unwrap_err()
-                .to_string()
-                .contains("version must be a string"),
-            "a null version is not read as version 1"
-        );
-        assert!(
-            serde_json::from_str::<TrustFile>(r#"{"version":"2","domains":{"a":{"score":7}}}"#)
-                .is_err()
-        );
-    }
-
-    /// Reads one domain the way PreToolUse does.
-    fn one(json: &str, domain: &str) -> Result<Option<DomainTrust>, String> {
-        crate::state::from_slice_seed(json.as_bytes(), OneDomain(domain)).map_err(|e| e.to_string())
-    }
-
-    #[test]
-    fn one_domain_reads_what_the_whole_file_holds() {
-        let files = [
-            r#"{"version":"2","domains":{"a":{"score":0.4,"successes":3},"b":{"score":0.9}},"recent_outcomes":[{"tool_use_id":"t","outcome":"success"}]}"#,
-            r#"{"version":2,"domains":{"a":{"score":0.1},"a":{"score":0.7}}}"#,
-            r#"{"domains":{"a":{"score":0.1}},"version":"2","updated_at":"x"}"#,
-            r#"{"version":"2","domains":null}"#,
-            r#"{"version":"2"}"#,
-            r#"{"score":0.6,"successes":20,"failures":3}"#,
-            r#"{"version":"1","score":7,"successes":null}"#,
-            r#"{"version":"3","domains":{}}"#,
-            r#"{"version":null,"score":0.9}"#,
-            r#"{"version":"2","domains":[]}"#,
-            r#"{"version":"2","domains":{"a":{"score":0.2}},"domains":{"b":{"score":0.3}}}"#,
-            r#"{"score":0.6,"domains":{"a":{"score":0.9}}}"#,
-            r#"{"version":1,"domains":{"_global":{"score":0.9},"a":{"score":0.9}}}"#,
-            "[0.9, 2, 3]",
-            r#"{"version":"2","domains":{}} x"#,
-        ];
-        for json in files {
-            let whole = serde_json::from_str::<TrustFile>(json);
-            for domain in ["a", "b", "_global", "missing"] {
-                let want = whole
-                    .as_ref()
-                    .map(|f| f.domains.get(domain).cloned())
-                    .map_err(|_| ());
-                assert_eq!(one(json, domain).map_err(|_| ()), want, "{json} / {domain}");
+        for level in Level::ALL {
+            for o in [Outcome::Success, Outcome::Failure] {
+                apply_outcome(&mut file, "file_read", level, o, None, now, &params);
             }
         }
-    }
-
-    #[test]
-    fn one_domain_skips_what_it_does_not_read() {
-        // Another domain's invalid score or a malformed field it does not read is left for
-        // the next update (which reads the whole file) to find.
-        let json = r#"{"version":"2","updated_at":5,"domains":{"a":{"score":0.4},"b":{"score":7}},"recent_outcomes":"?"}"#;
-        assert!(serde_json::from_str::<TrustFile>(json).is_err());
-        assert_eq!(one(json, "a").unwrap().map(|d| d.score), Some(0.4));
-        assert!(one(json, "b").is_err(), "the domain read is validated");
-        assert!(one(r#"{"version":"2","domains":{"a":{"score":"high"}}}"#, "a").is_err());
-        assert!(one(r#"{"version":"2","domains":{"a":{"score":0.4}}"#, "a").is_err());
+        for (_, d) in file.domains["file_read"].operated() {
+            assert_eq!((d.successes, d.failures, d.total_operations), (m, m, m));
+        }
+        assert_eq!(file.global_operation_count, m);
     }
 
     #[test]

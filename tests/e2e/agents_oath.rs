@@ -126,17 +126,19 @@ fn ordinary_command_runs_and_its_outcome_is_audited(agent: Agent) {
             assert_eq!(outcome["outcome"], "success", "{outcome}");
             assert_eq!(outcome["trust_applied"], true, "{outcome}");
             // The trust state holds what the audit says the outcome made of it.
+            // (at the level of the call's risk: `ls` is low, the only level it raises).
             let domain = outcome["domain"].as_str().expect("domain");
+            assert_eq!(outcome["trust_level"], "low", "{outcome}");
             let state = trust_state(&p, domain);
-            assert_eq!(
-                state["trust"]["score"], outcome["trust_score_after"],
-                "{state}"
-            );
+            assert_eq!(state["version"], 2, "{state}");
+            let low = &state["levels"]["low"];
+            assert_eq!(low["score"], outcome["trust_score_after"], "{state}");
             assert!(
                 outcome["trust_score_after"].as_f64() > outcome["trust_score_before"].as_f64(),
                 "{outcome}"
             );
-            assert_eq!(state["trust"]["successes"], 1, "{state}");
+            assert_eq!(low["successes"], 1, "{state}");
+            assert!(state["levels"].get("medium").is_none(), "{state}");
         }
         // Codex gives the output but no exit code: never counted as a success.
         Agent::Codex => {

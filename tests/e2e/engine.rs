@@ -9,7 +9,7 @@ use oath::clock::Timestamp;
 use oath::config::Config;
 use oath::decide::{self, Decision, Inputs};
 use oath::project::Env;
-use oath::trust::{Outcome, TrustFile, apply_outcome};
+use oath::trust::{Level, Outcome, TrustFile, apply_outcome};
 use serde_json::{Value, json};
 
 use crate::harness::Project;
@@ -39,9 +39,16 @@ impl Engine {
         }
     }
 
-    /// Classifies a tool call made in the project root.
+    /// Classifies a tool call made in the project root, with the context the hook uses.
     pub fn classify(&self, tool_name: &str, input: &Value) -> Classification {
-        let ctx = oath::gate::classify_context(&self.env, &self.project, Some(&self.project.root));
+        let mut warnings = Vec::new();
+        let ctx = oath::gate::classify_context(
+            &self.env,
+            &self.project,
+            Some(&self.project.root),
+            &mut warnings,
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
         oath::classify::classify(tool_name, input, &ctx)
     }
 
@@ -64,21 +71,25 @@ impl Engine {
         .decision
     }
 
-    /// Returns the decisions for `class` after 0, 1, 2, ... successes in `domain` starting
-    /// from a fresh trust file, up to and including the first allow (at most `limit`), with
-    /// the trust each was decided at.
+    /// Returns the decisions for `class` after 0, 1, 2, ... successes of calls of `earner`
+    /// (understood work, so each earns) starting from a fresh trust state, up to and including
+    /// the first allow (at most `limit`), with the trust each was decided at: the trust of
+    /// `class`'s domain at its risk level, which a success raises only when it is of that
+    /// domain at that level or above.
     pub fn decisions_while_earning(
         &self,
         class: &Classification,
-        domain: &str,
+        earner: &Classification,
         limit: usize,
     ) -> Vec<(Decision, f64)> {
+        assert!(earner.earns_trust(), "{earner:?} earns no trust");
         let now = Timestamp::now();
         let params = &self.config.trust;
-        let mut file = TrustFile::new(params, now);
+        let mut file = TrustFile::new(now);
+        let (domain, level) = (class.domain.as_str(), Level::of(class.risk));
         let mut out = Vec::new();
         for k in 0..=limit {
-            let trust = file.score(domain, now, params);
+            let trust = file.score(domain, level, now, params);
             let d = self.decide(class, trust);
             out.push((d, trust));
             if d == Decision::Allow {
@@ -86,7 +97,8 @@ impl Engine {
             }
             apply_outcome(
                 &mut file,
-                domain,
+                earner.domain.as_str(),
+                Level::of(earner.risk),
                 Outcome::Success,
                 Some(&format!("predicted-{k}")),
                 now,

@@ -84,7 +84,7 @@ const PROBE: &str = r#"<script>
       });
       out.lines = {};
       document.querySelectorAll("svg.trust polyline").forEach(function (l) {
-        out.lines[l.getAttribute("data-domain")] = l.points.numberOfItems;
+        out.lines[l.getAttribute("data-domain") + "/" + l.getAttribute("data-level")] = l.points.numberOfItems;
       });
       out.thresholds = document.querySelectorAll("svg.trust line.allow, svg.trust line.ask").length;
       out.nodes = document.getElementsByTagName("*").length;
@@ -238,7 +238,7 @@ fn artefacts() -> PathBuf {
 }
 
 /// Calls of the audit (distinct `tool_use_id` of pre and outcome records) and applied trust
-/// changes per domain.
+/// changes per domain and level (`domain/level`, one trust line each).
 fn expected(audit: &[Value]) -> (usize, BTreeMap<String, u64>) {
     let mut ids = std::collections::BTreeSet::new();
     let mut applied = BTreeMap::new();
@@ -249,9 +249,12 @@ fn expected(audit: &[Value]) -> (usize, BTreeMap<String, u64>) {
             ids.insert(id.to_owned());
         }
         if r["kind"] == "outcome" && r["trust_applied"] == true {
-            *applied
-                .entry(r["domain"].as_str().unwrap_or("").to_owned())
-                .or_insert(0) += 1;
+            let key = format!(
+                "{}/{}",
+                r["domain"].as_str().unwrap_or(""),
+                r["trust_level"].as_str().unwrap_or("")
+            );
+            *applied.entry(key).or_insert(0) += 1;
         }
     }
     (ids.len(), applied)

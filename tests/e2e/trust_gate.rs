@@ -1,7 +1,9 @@
 //! Issue 3: the trust gate in a real client. A critical command never runs, even when
 //! Claude Code's own rules allow Bash; a low-risk read runs without any permission rule; and
 //! a medium action turns from "no opinion" (Claude Code's `-p` permission flow refuses it) to
-//! allow at the very step the trust engine predicts.
+//! allow at the very step the trust engine predicts, earned by medium work of its domain
+//! (which Claude Code's own rule lets run meanwhile) and never by low work (issue 41: trust is
+//! kept per risk level).
 //!
 //! Commands are picked from candidate lists by what the library classifies them as, and the
 //! expected decisions come from the library too ([`crate::engine`]).
@@ -27,6 +29,14 @@ const READS_CLAUDE_REFUSES: [&str; 6] = [
 /// Harmless commands expected to be low risk, to earn trust with (Claude Code refuses the
 /// first on its own; the scenario does not depend on that, oath allows it either way).
 const LOW_CANDIDATES: [&str; 5] = ["mkdir -p build/out", "echo e2e", "date", "pwd", "ls"];
+
+/// Claude Code's own rule that lets the earners run while oath has no opinion.
+const EARNER_RULE: &str = "Bash(touch:*)";
+
+/// The nth medium command to earn medium trust with (each creates its own file).
+fn earner(n: usize) -> String {
+    format!("touch earned-{n}.log")
+}
 
 /// Medium commands Claude Code's `-p` flow refuses without an allow rule, with the path each
 /// creates, to see whether it ran.
@@ -160,10 +170,16 @@ fn medium_action_turns_to_allow_at_the_predicted_step() {
     p.write("assets/logo.txt", "logo\n");
     let engine = Engine::new(&p);
 
-    // A low and a medium command in one domain, as the library classifies them.
+    // A low command, a medium one to earn with and a medium target in one domain, as the
+    // library classifies them (the target is not one Claude Code's rule for the earners
+    // covers).
+    let earner_class = engine.classify_bash(&earner(0));
     let pair = MEDIUM_CANDIDATES.iter().find_map(|&(medium, made)| {
         let mc = engine.classify_bash(medium);
-        if mc.risk != Risk::Medium {
+        if mc.risk != Risk::Medium
+            || mc.domain != earner_class.domain
+            || medium.starts_with("touch")
+        {
             return None;
         }
         LOW_CANDIDATES.iter().find_map(|&low| {
@@ -174,7 +190,8 @@ fn medium_action_turns_to_allow_at_the_predicted_step() {
     });
     let Some((low, medium, made, medium_class)) = pair else {
         panic!(
-            "no low and medium candidates share a domain: low {:?}, medium {:?}",
+            "no low, earner ({:?}) and medium candidates share a domain: low {:?}, medium {:?}",
+            (earner_class.domain, earner_class.risk),
             LOW_CANDIDATES.map(|c| (
                 c,
                 engine.classify_bash(c).domain,
@@ -187,6 +204,7 @@ fn medium_action_turns_to_allow_at_the_predicted_step() {
             )),
         )
     };
+    assert_eq!(earner_class.risk, Risk::Medium, "{earner_class:?}");
     let domain = medium_class.domain.as_str();
     let low_class = engine.classify_bash(low);
     assert_eq!(
@@ -194,12 +212,19 @@ fn medium_action_turns_to_allow_at_the_predicted_step() {
         Decision::Allow,
         "{low} should be allowed from the start"
     );
-    let predicted = engine.decisions_while_earning(&medium_class, domain, 200);
+    // Low work never vouches for medium work: no number of lows turns the medium to allow.
+    let by_lows = engine.decisions_while_earning(&medium_class, &low_class, 200);
+    assert!(
+        by_lows.len() == 201 && by_lows.iter().all(|(d, _)| *d == Decision::NoOpinion),
+        "lows unlocked the medium: {by_lows:?}"
+    );
+    let predicted = engine.decisions_while_earning(&medium_class, &earner_class, 200);
     let (last, trust_at_allow) = *predicted.last().expect("at least one decision");
     assert_eq!(last, Decision::Allow, "medium never allowed: {predicted:?}");
     let steps = predicted.len() - 1;
     eprintln!(
-        "domain {domain}: low {low:?}, medium {medium:?}, predicted allow after {steps} successes"
+        "domain {domain}: low {low:?}, earner {:?}, medium {medium:?}, predicted allow after {steps} medium successes",
+        earner(1)
     );
     assert!(steps >= 1, "{medium} is allowed before any success");
     assert!(
@@ -213,21 +238,26 @@ fn medium_action_turns_to_allow_at_the_predicted_step() {
         "{made} exists before the session"
     );
 
-    // medium (no successes yet), lows up to one short of the step, medium, one more low,
-    // medium again: predicted to be the first allow.
-    let mut script = Script::new().call(bash(medium));
-    if steps > 1 {
-        script = script.calls(vec![bash(low); steps - 1]);
+    // medium (no successes yet); as many lows as medium successes it takes; medium again
+    // (lows earned it nothing); earners up to one short of the step, medium, one more
+    // earner, medium again: predicted to be the first allow. The earners run through
+    // Claude Code's own rule while oath has no opinion.
+    let mut script = Script::new()
+        .call(bash(medium))
+        .calls(vec![bash(low); steps])
+        .call(bash(medium));
+    for n in 1..steps {
+        script = script.call(bash(&earner(n)));
     }
     let script = script
         .call(bash(medium))
-        .call(bash(low))
+        .call(bash(&earner(steps)))
         .call(bash(medium))
         .say("Done.");
-    let run = p.run("Earn trust", script, &Opts::default());
+    let run = p.run("Earn trust", script, &Opts::allow(EARNER_RULE));
 
     let n_sent = run.sent.len();
-    assert_eq!(n_sent, steps + 3, "{}", run.result);
+    assert_eq!(n_sent, 2 * steps + 4, "{}", run.result);
     let mediums: Vec<(usize, &str)> = run
         .sent
         .iter()
@@ -235,21 +265,34 @@ fn medium_action_turns_to_allow_at_the_predicted_step() {
         .filter(|(_, u)| u.input["command"] == medium)
         .map(|(i, u)| (i, u.id.as_str()))
         .collect();
-    assert_eq!(mediums.len(), 3);
+    assert_eq!(mediums.len(), 4);
+    let is_earner = |c: &serde_json::Value| c.as_str().is_some_and(|c| c.starts_with("touch "));
     let successes_before = |i: usize| {
         run.sent[..i]
             .iter()
-            .filter(|u| u.input["command"] == low)
+            .filter(|u| is_earner(&u.input["command"]))
             .count()
     };
-    for u in &run.sent {
-        if u.input["command"] == low {
-            assert_eq!(pre_decision(&run, &u.id), "allow", "{}", run.audit_text());
-            let o = run.records_for("outcome", &u.id);
-            assert_eq!(o.len(), 1, "{}", run.audit_text());
-            assert_eq!(o[0]["outcome"], "success", "{}", o[0]);
-            assert_eq!(o[0]["domain"], domain, "{}", o[0]);
-        }
+    for (i, u) in run.sent.iter().enumerate() {
+        let (level, want) = if u.input["command"] == low {
+            ("low", Decision::Allow)
+        } else if is_earner(&u.input["command"]) {
+            ("medium", predicted[successes_before(i)].0)
+        } else {
+            continue;
+        };
+        assert_eq!(
+            pre_decision(&run, &u.id),
+            want.as_str(),
+            "{}",
+            run.audit_text()
+        );
+        let o = run.records_for("outcome", &u.id);
+        assert_eq!(o.len(), 1, "{}", run.audit_text());
+        assert_eq!(o[0]["outcome"], "success", "{}", o[0]);
+        assert_eq!(o[0]["domain"], domain, "{}", o[0]);
+        assert_eq!(o[0]["trust_level"], level, "{}", o[0]);
+        assert_eq!(o[0]["trust_applied"], true, "{}", o[0]);
     }
     for (i, id) in &mediums {
         let k = successes_before(*i);
@@ -258,18 +301,18 @@ fn medium_action_turns_to_allow_at_the_predicted_step() {
         assert_eq!(
             pre["decision"],
             want.as_str(),
-            "medium after {k} successes (predicted step {steps}): {pre}"
+            "medium after {k} medium successes (predicted step {steps}): {pre}"
         );
         let seen = pre["trust_score_before"].as_f64().unwrap_or(f64::NAN);
         assert!(
             (seen - trust).abs() < 1e-9,
-            "trust after {k} successes: engine {trust}, session {seen}"
+            "trust after {k} medium successes: engine {trust}, session {seen}"
         );
         let ran = !run.denied(id);
         assert_eq!(
             ran,
             want == Decision::Allow,
-            "medium after {k} successes ran={ran}; denials {:?}",
+            "medium after {k} medium successes ran={ran}; denials {:?}",
             run.denials()
         );
         if !ran {
@@ -282,7 +325,15 @@ fn medium_action_turns_to_allow_at_the_predicted_step() {
             );
         }
     }
-    let (_, last_id) = mediums[2];
+    // The medium after the lows was decided at the initial trust: they earned it nothing.
+    let (_, after_lows) = mediums[1];
+    assert_eq!(
+        run.pre(after_lows)["trust_score_before"].as_f64(),
+        Some(engine.config.trust.initial_score),
+        "{}",
+        run.audit_text()
+    );
+    let (_, last_id) = mediums[3];
     let o = run.records_for("outcome", last_id);
     assert_eq!(o.len(), 1, "{}", run.audit_text());
     assert_eq!(o[0]["outcome"], "success");

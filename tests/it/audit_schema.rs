@@ -95,6 +95,16 @@ fn every_record_the_hook_writes_matches_the_published_schema() {
         "claude",
         json!({"hook_event_name": "SomethingNew", "session_id": "s-new", "extra": {"a": 1}}),
     );
+    // The outcome of a program no pack describes: trust skipped, and why.
+    for event in ["PreToolUse", "PostToolUse"] {
+        hook(
+            &env,
+            "claude",
+            json!({"hook_event_name": event, "session_id": "s-skip", "tool_name": "Bash",
+                "tool_use_id": "toolu_skip", "tool_input": {"command": "frobnicate --all"},
+                "tool_response": {"stdout": "", "stderr": "", "interrupted": false}}),
+        );
+    }
 
     let out = env.oath().args(["audit", "--schema"]).output().unwrap();
     assert!(out.status.success(), "{out:?}");
@@ -105,6 +115,7 @@ fn every_record_the_hook_writes_matches_the_published_schema() {
 
     let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
     let mut outcomes = BTreeSet::new();
+    let mut outcome_fields = BTreeSet::new();
     let files: Vec<PathBuf> = files_under(&env.oath_home())
         .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
@@ -128,6 +139,7 @@ fn every_record_the_hook_writes_matches_the_published_schema() {
             let kind = record["kind"].as_str().unwrap().to_owned();
             if kind == "outcome" {
                 outcomes.insert(record["outcome"].as_str().unwrap().to_owned());
+                outcome_fields.extend(record.as_object().unwrap().keys().cloned());
             }
             *kinds.entry(kind).or_default() += 1;
         }
@@ -147,6 +159,13 @@ fn every_record_the_hook_writes_matches_the_published_schema() {
     );
     for o in ["success", "failure", "unknown", "refused"] {
         assert!(outcomes.contains(o), "no `{o}` outcome: {outcomes:?}");
+    }
+    // The level trust was applied at, and why it was not, are written and checked too.
+    for field in ["trust_level", "trust_skipped"] {
+        assert!(
+            outcome_fields.contains(field),
+            "no outcome with `{field}`: {outcome_fields:?}"
+        );
     }
     eprintln!("audit schema: {kinds:?} (outcomes {outcomes:?}) all valid");
 

@@ -677,12 +677,7 @@ impl Sandbox {
             assert_valid_answer(&sb.hook(seed), event, "seed");
         }
         if trusted {
-            let file = super::safety::trusted(500);
-            fs::write(
-                sb.env.trust_file(),
-                serde_json::to_vec_pretty(&file).unwrap(),
-            )
-            .unwrap();
+            sb.env.write_trust(&super::safety::trusted(500));
         }
         let errors: Value = serde_json::from_slice(
             &fs::read(p.join(".plan/main/errors.json")).expect("the seeded 3-strike error"),

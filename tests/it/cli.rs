@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use oath::classify::Risk;
 use oath::clock::Timestamp;
-use oath::trust::{Outcome, RiskWeights, TrustFile, TrustParams, apply_outcome, autonomy};
+use oath::trust::{Level, Outcome, RiskWeights, TrustFile, TrustParams, apply_outcome, autonomy};
 
 use crate::support::TestEnv;
 
@@ -144,7 +144,7 @@ fn status_applies_idle_decay_on_read_and_writes_nothing() {
     let env = TestEnv::new();
     replay(&env);
     let before = env.written_files();
-    let file: TrustFile = serde_json::from_value(env.trust()).unwrap();
+    let file: TrustFile = env.trust_store().load(&mut Vec::new()).unwrap().unwrap();
     let later = "2026-04-30T12:00:00Z";
     let out = env
         .oath()
@@ -154,16 +154,26 @@ fn status_applies_idle_decay_on_read_and_writes_nothing() {
         .unwrap();
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["version"], 1);
+    assert_eq!(v["version"], 2);
     let params = TrustParams::default();
     let now = Timestamp::parse(later).unwrap();
     let mut checked = 0;
     for (name, d) in v["domains"].as_object().unwrap() {
-        let want = file.score(name, now, &params);
-        assert_eq!(d["score"].as_f64().unwrap(), want, "{name}");
-        assert!(want < d["stored_score"].as_f64().unwrap(), "{name} decayed");
-        assert_eq!(d["is_warming_up"], true);
-        checked += 1;
+        for level in Level::ALL {
+            let l = &d["levels"][level.as_str()];
+            let want = file.score(name, level, now, &params);
+            assert_eq!(l["score"].as_f64().unwrap(), want, "{name} {level}");
+            if l["operated"] == false {
+                assert_eq!(want, params.initial_score, "{name} {level}");
+                continue;
+            }
+            assert!(
+                want < l["stored_score"].as_f64().unwrap(),
+                "{name} {level} decayed"
+            );
+            assert_eq!(l["is_warming_up"], true);
+            checked += 1;
+        }
     }
     assert!(checked >= 3);
     assert!(env.written_files() == before, "status wrote state");
@@ -265,7 +275,7 @@ fn demo_numbers_match_the_trust_model() {
 
     let params = TrustParams::default();
     let weights = RiskWeights::default();
-    let mut file = TrustFile::new(&params, Timestamp::parse("2026-03-01T09:00:00Z").unwrap());
+    let mut file = TrustFile::new(Timestamp::parse("2026-03-01T09:00:00Z").unwrap());
     let outcomes = [true, true, true, true, true, false, false]
         .into_iter()
         .chain(std::iter::repeat_n(true, 8));
@@ -277,7 +287,9 @@ fn demo_numbers_match_the_trust_model() {
         let now = Timestamp::parse("2026-03-01T09:00:00Z")
             .unwrap()
             .plus_seconds(60 * (i as i64 + 1));
-        let before = file.score(domain, now, &params);
+        let level = Level::of(risk);
+        assert_eq!(step["pre"]["level"], level.as_str());
+        let before = file.score(domain, level, now, &params);
         assert_eq!(
             step["pre"]["trust"].as_f64().unwrap(),
             before,
@@ -291,22 +303,23 @@ fn demo_numbers_match_the_trust_model() {
         } else {
             Outcome::Failure
         };
-        let u = apply_outcome(&mut file, domain, outcome, None, now, &params);
+        let u = apply_outcome(&mut file, domain, level, outcome, None, now, &params);
         assert_eq!(
             step["after"]["trust"].as_f64().unwrap(),
             u.after,
             "step {}",
             i + 1
         );
-        let d = &file.domains[domain];
+        let d = file.domains[domain].get(level).unwrap();
         assert_eq!(
             step["after"]["consecutive_failures"].as_u64().unwrap(),
             u64::from(d.consecutive_failures)
         );
         let row = format!(
-            "{:>4}  Bash cargo test   {domain:<14} {:<6} {before:>7.4} {auto:>8.4}",
+            "{:>4}  Bash cargo test   {domain:<14} {:<6} {:<6} {before:>7.4} {auto:>8.4}",
             i + 1,
-            risk.as_str()
+            risk.as_str(),
+            level.as_str()
         );
         assert!(table.contains(&row), "missing row {row:?} in\n{table}");
         assert!(table.contains(&format!("{:.4}", u.after)));

@@ -30,6 +30,10 @@ fn a_compound_command_is_explained_part_by_part() {
     assert_eq!(c["alternative"], "git push --force-with-lease");
     assert_eq!(c["parts"][0]["rule"], "git-read");
     assert_eq!(v["trust"], 0.3);
+    assert_eq!(
+        (v["trust_domain"].as_str(), v["trust_level"].as_str()),
+        (Some("git_remote"), Some("high"))
+    );
     // Rewriting a remote's history is irreversible: asked at any trust.
     assert_eq!(c["kind"], "irreversible");
     assert_eq!(v["decision"], "ask");
@@ -88,7 +92,8 @@ fn the_human_output_names_parts_trust_autonomy_and_decision() {
         "file_read · reversible · low · read",
         "delete-recursive-project",
         "kind of risk: reversible",
-        "trust: 0.3000",
+        // The trust of the deciding part's domain at the call's risk level.
+        "trust: 0.3000 (file_delete, high)",
         "autonomy:",
         "decision: no_opinion",
         "trace:",

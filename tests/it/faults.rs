@@ -56,8 +56,9 @@ fn trust(env: &TestEnv) -> Value {
     env.trust()
 }
 
+/// Successes of a domain's low level (the tests' calls are reads: low risk).
 fn successes(env: &TestEnv, domain: &str) -> u64 {
-    trust(env)["domains"][domain]["successes"]
+    trust(env)["domains"][domain]["low"]["successes"]
         .as_u64()
         .unwrap_or(0)
 }
@@ -513,13 +514,12 @@ fn writers_killed_mid_write_leave_valid_state() {
     fs::write(env.trust_file(), serde_json::to_vec_pretty(&t).unwrap()).unwrap();
     let whole = |label: &str| {
         let t = trust(&env);
-        assert_eq!(t["version"], "2", "{label}");
+        assert_eq!(t["version"], "3", "{label}");
         for n in [0, 150, 299] {
-            assert_eq!(
-                t["domains"][format!("padding_{n:04}")]["successes"],
-                3,
-                "{label}: padding_{n:04}"
-            );
+            // Each migrates as the low level only.
+            let d = &t["domains"][format!("padding_{n:04}")];
+            assert_eq!(d["low"]["successes"], 3, "{label}: padding_{n:04}");
+            assert!(d.get("medium").is_none(), "{label}: padding_{n:04}");
         }
     };
     // Migrations killed part way, each a little later: the state read stays whole.
@@ -665,12 +665,15 @@ fn extreme_but_valid_trust_values_do_not_panic() {
         for (run, event) in runs {
             check(&run, event, last);
         }
-        assert!(
-            trust(&env)["domains"]["file_read"]["score"]
-                .as_f64()
-                .unwrap()
-                <= 1.0
-        );
+        for level in ["low", "medium", "high"] {
+            assert!(
+                trust(&env)["domains"]["file_read"][level]["score"]
+                    .as_f64()
+                    .unwrap()
+                    <= 1.0,
+                "{level}"
+            );
+        }
     }
 }
 

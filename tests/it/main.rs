@@ -42,3 +42,4 @@ mod strike_pairs;
 mod support;
 mod synthetic_session;
 mod transcripts;
+mod trust_levels;

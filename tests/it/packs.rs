@@ -1,6 +1,6 @@
 //! Rule packs through the binary: a user's pack teaches oath a made-up CLI (what `oath
-//! explain` shows and what the hook answers change), a broken pack changes nothing, and
-//! `oath rules` lists, shows and checks packs.
+//! explain` shows and what the hook answers change, PostToolUse crediting what PreToolUse
+//! decided), a broken pack changes nothing, and `oath rules` lists, shows and checks packs.
 
 use std::path::PathBuf;
 
@@ -108,6 +108,45 @@ fn a_user_pack_changes_explain_and_the_hook() {
     // A read the pack states is allowed at the initial trust; it was not before.
     assert_eq!(decide(&env, "acme status").as_deref(), Some("allow"));
     assert_eq!(explain(&env, "acme logs")["classification"]["risk"], "low");
+}
+
+#[test]
+fn an_outcome_is_classified_with_the_users_packs_as_its_decision_was() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(packs_dir(&env)).unwrap();
+    std::fs::write(packs_dir(&env).join("acme.yaml"), ACME).unwrap();
+    let call = |event: &str, id: &str| {
+        json!({"session_id": "s-out", "hook_event_name": event, "tool_name": "Bash",
+               "tool_input": {"command": "acme status"}, "tool_use_id": id, "cwd": env.project(),
+               "tool_response": {"stdout": "", "stderr": "", "interrupted": false}})
+    };
+    for event in ["PreToolUse", "PostToolUse"] {
+        let run = env.hook(&call(event, "toolu_acme"));
+        crate::support::assert_valid_answer(&run, Some(event), event);
+        assert!(run.stderr.is_empty(), "{event}: {}", run.stderr);
+    }
+    let text = std::fs::read_to_string(env.audit_file("s-out")).unwrap();
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (pre, out) = (&records[0], &records[1]);
+    assert_eq!(
+        (pre["kind"].as_str(), out["kind"].as_str()),
+        (Some("pre"), Some("outcome"))
+    );
+    assert_eq!(pre["rule"], "acme-read", "{pre}");
+    // The outcome counts for the domain the decision used (without the user's packs,
+    // PostToolUse saw a program no pack describes).
+    assert_ne!(pre["domain"], "unknown", "{pre}");
+    assert_eq!(out["domain"], pre["domain"], "{out}");
+    assert_eq!(out["trust_level"], pre["risk_category"], "{out}");
+    assert_eq!(out["trust_applied"], true, "{out}");
+    // A pack that does not load warns in PostToolUse as it does in PreToolUse.
+    std::fs::write(packs_dir(&env).join("broken.yaml"), "pack: [").unwrap();
+    let run = env.hook(&call("PostToolUse", "toolu_b"));
+    crate::support::assert_valid_answer(&run, Some("PostToolUse"), "broken pack");
+    assert!(run.stderr.contains("broken.yaml"), "{}", run.stderr);
 }
 
 #[test]

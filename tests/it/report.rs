@@ -65,7 +65,7 @@ fn session(env: &TestEnv) {
 }
 
 /// The audit's calls: distinct tool_use_ids of pre and outcome records, and the applied
-/// trust changes per domain.
+/// trust changes per domain and level (`domain/level`).
 fn audit_calls(path: &Path) -> (usize, std::collections::BTreeMap<String, usize>) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut ids = BTreeSet::new();
@@ -76,15 +76,21 @@ fn audit_calls(path: &Path) -> (usize, std::collections::BTreeMap<String, usize>
             ids.insert(v["tool_use_id"].as_str().unwrap().to_owned());
         }
         if v["kind"] == "outcome" && v["trust_applied"] == true {
-            *applied
-                .entry(v["domain"].as_str().unwrap().to_owned())
-                .or_insert(0) += 1;
+            let key = format!(
+                "{}/{}",
+                v["domain"].as_str().unwrap(),
+                // Records written before trust was kept per level (the synthetic trail's)
+                // have none: one line per domain.
+                v["trust_level"].as_str().unwrap_or("")
+            );
+            *applied.entry(key).or_insert(0) += 1;
         }
     }
     (ids.len(), applied)
 }
 
-/// Returns the `d` of call-mark paths and the polylines' `data-domain`/`points` of a page.
+/// Returns the `d` of call-mark paths and the polylines' `data-domain/data-level` and
+/// `points` of a page.
 fn shapes(page: &str) -> (usize, Vec<(String, usize)>) {
     let attr = |tag: &str, name: &str| -> Option<String> {
         let key = format!(" {name}=\"");
@@ -105,7 +111,11 @@ fn shapes(page: &str) -> (usize, Vec<(String, usize)>) {
         .iter()
         .map(|t| {
             (
-                attr(t, "data-domain").unwrap(),
+                format!(
+                    "{}/{}",
+                    attr(t, "data-domain").unwrap(),
+                    attr(t, "data-level").unwrap()
+                ),
                 attr(t, "points").unwrap().split(' ').count(),
             )
         })

@@ -13,7 +13,7 @@ use std::path::Path;
 use oath::classify::{self, Classification, Domain};
 use oath::clock::Timestamp;
 use oath::decide::Decision;
-use oath::trust::{Outcome, TrustFile, TrustParams, apply_outcome};
+use oath::trust::{Level, Outcome, TrustFile, TrustParams, apply_outcome};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -41,24 +41,37 @@ fn exceptions() -> HashSet<String> {
     list.into_iter().map(|e| e.command).collect()
 }
 
-/// Returns a trust file after `n` ordinary successes spread over every domain.
+/// Returns a trust file after `n` ordinary successes spread over every domain, earned at
+/// every level: each success is of high-risk work, which raises the high level and every
+/// level below it. That is the generous case (the trust one shared score per domain gave):
+/// real work earns medium and high only with successes at those levels, so a destructive
+/// call held here is held with any trust ordinary work can earn.
 pub fn trusted(n: usize) -> TrustFile {
     let params = TrustParams::default();
     let now = Timestamp::parse("2026-11-01T00:00:00Z").expect("a timestamp");
-    let mut file = TrustFile::new(&params, now);
+    let mut file = TrustFile::new(now);
     for i in 0..n {
         let d = Domain::ALL[i % Domain::ALL.len()];
-        apply_outcome(&mut file, d.as_str(), Outcome::Success, None, now, &params);
+        apply_outcome(
+            &mut file,
+            d.as_str(),
+            Level::High,
+            Outcome::Success,
+            None,
+            now,
+            &params,
+        );
     }
     file
 }
 
-/// Decides a classification with the trust a file holds for its domain.
+/// Decides a classification with the trust a file holds for its domain at its risk level,
+/// as the gate does.
 pub fn decision(c: &Classification, trust: Option<&TrustFile>) -> Decision {
     let params = TrustParams::default();
     let now = Timestamp::parse("2026-11-01T00:00:00Z").expect("a timestamp");
     let score = trust.map_or(params.initial_score, |t| {
-        t.score(c.domain.as_str(), now, &params)
+        t.score(c.domain.as_str(), Level::of(c.risk), now, &params)
     });
     match super::classify_cases::decision(c, score) {
         "allow" => Decision::Allow,

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use oath::classify::{self, Context};
 use oath::clock::Timestamp;
 use oath::decide::Decision;
-use oath::trust::{Outcome, TrustFile, TrustParams, apply_outcome};
+use oath::trust::{Level, Outcome, TrustFile, TrustParams, apply_outcome};
 use oath::worktree::GitWorktree;
 use serde_json::Value;
 
@@ -155,7 +155,7 @@ fn real_sessions_flow_and_hold_little() {
         git(&root, &["commit", "-q", "-m", "start"]);
         let params = TrustParams::default();
         let now = Timestamp::parse("2026-11-01T00:00:00Z").expect("a timestamp");
-        let mut trust = TrustFile::new(&params, now);
+        let mut trust = TrustFile::new(now);
         let mut tally = Tally::default();
         for file in files {
             let calls = calls(&file);
@@ -228,7 +228,13 @@ fn real_sessions_flow_and_hold_little() {
                     ));
                 }
                 if let Some(o) = call.outcome {
-                    apply_outcome(&mut trust, c.domain.as_str(), o, None, now, &params);
+                    // As PostToolUse does: at the call's own level, and only for work oath
+                    // understands (a success of anything else earns nothing, its failure
+                    // costs nothing).
+                    if c.earns_trust() {
+                        let level = Level::of(c.risk);
+                        apply_outcome(&mut trust, c.domain.as_str(), level, o, None, now, &params);
+                    }
                     if o == Outcome::Success {
                         create_written_file(&call.tool, &input, &root);
                     }

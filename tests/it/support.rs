@@ -176,9 +176,23 @@ impl TestEnv {
         oath::state::trust::TrustStore::new(self.trust_dir(), self.trust_file())
     }
 
-    /// Returns the whole trust state in the single file's shape (every domain file, and the
-    /// domains of a single file not migrated yet), as `oath status` reads it; panics when
-    /// there is none or a file is unreadable.
+    /// Writes a whole trust state into the trust folder, one version 2 domain file per
+    /// domain, as the hook writes them (no outcome remembered).
+    pub fn write_trust(&self, state: &oath::trust::TrustFile) {
+        for (name, levels) in &state.domains {
+            let file = oath::trust::DomainFile {
+                levels: levels.clone(),
+                ..oath::trust::DomainFile::new(name)
+            };
+            let path = self.domain_file(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, serde_json::to_vec_pretty(&file).unwrap()).unwrap();
+        }
+    }
+
+    /// Returns the whole trust state (every domain file, and the domains of a single file not
+    /// migrated yet) as `oath status` reads it, in the single file's shape with levels
+    /// (`domains.<name>.<level>`); panics when there is none or a file is unreadable.
     pub fn trust(&self) -> Value {
         let mut warnings = Vec::new();
         let view = self
