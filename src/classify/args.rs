@@ -71,6 +71,9 @@ pub(crate) struct Scan<'w> {
     pub pos_index: Vec<usize>,
     /// Long options may be written as any prefix of their name.
     pub abbrev: bool,
+    /// The long options the program knows by their whole name: one written so is that
+    /// option, not an abbreviation of a longer one (`--prune` is not `--prune-tags`).
+    known: Vec<&'static str>,
     /// Index in the argument slice of each `--` that ended the options.
     pub dashdash: Vec<usize>,
 }
@@ -79,10 +82,15 @@ impl Scan<'_> {
     /// Returns whether any of the named options is present.
     pub fn has<S: AsRef<str>>(&self, names: &[S]) -> bool {
         self.opts.iter().any(|o| {
-            names
-                .iter()
-                .any(|n| o.name.matches(n.as_ref(), self.abbrev))
+            let abbrev = self.abbrev_of(o);
+            names.iter().any(|n| o.name.matches(n.as_ref(), abbrev))
         })
+    }
+
+    /// Returns whether an option may stand for a longer one it begins: where the program
+    /// allows abbreviations and it is not itself an option the program knows.
+    fn abbrev_of(&self, o: &Opt<'_>) -> bool {
+        self.abbrev && !matches!(o.name, Name::Long(l) if self.known.contains(&l))
     }
 
     /// Returns the values of the named options.
@@ -93,9 +101,8 @@ impl Scan<'_> {
         self.opts
             .iter()
             .filter(move |o| {
-                names
-                    .iter()
-                    .any(|n| o.name.matches(n.as_ref(), self.abbrev))
+                let abbrev = self.abbrev_of(o);
+                names.iter().any(|n| o.name.matches(n.as_ref(), abbrev))
             })
             .filter_map(|o| o.value.as_ref())
     }
@@ -111,22 +118,36 @@ impl Scan<'_> {
 /// (commands that take a sub-command or a wrapped command).
 pub(crate) fn scan<'w>(
     args: &'w [Word],
-    valued: &[&str],
+    valued: &[&'static str],
     stop_at_first_positional: bool,
 ) -> Scan<'w> {
-    scan_with(args, valued, stop_at_first_positional, false)
+    scan_with(args, valued, &[], stop_at_first_positional, false)
 }
 
 /// [`scan`], where with `abbrev` a long option may be written as a prefix of its name
 /// (`--forc`, `--mess TEXT`), as programs using git's option parser allow.
+/// `flags` are the options known to take no value: where they are named the option takes
+/// none, whatever a value-taking option of the same beginning would (`--stat` is not
+/// `--stat-width`).
 pub(crate) fn scan_with<'w>(
     args: &'w [Word],
-    valued: &[&str],
+    valued: &[&'static str],
+    flags: &[&'static str],
     stop_at_first_positional: bool,
     abbrev: bool,
 ) -> Scan<'w> {
     let mut s = Scan {
         abbrev,
+        known: if abbrev {
+            valued
+                .iter()
+                .chain(flags)
+                .filter(|n| n.starts_with("--"))
+                .copied()
+                .collect()
+        } else {
+            Vec::new()
+        },
         ..Scan::default()
     };
     let mut i = 0;
@@ -181,6 +202,7 @@ pub(crate) fn scan_with<'w>(
             } else if valued.contains(&name)
                 || abbrev
                     && name.len() > 3
+                    && !flags.contains(&name)
                     && valued
                         .iter()
                         .any(|v| v.starts_with("--") && v.starts_with(name))
@@ -267,7 +289,7 @@ mod tests {
     #[test]
     fn abbreviated_long_options_match_where_the_program_allows_them() {
         let args = words("--forc --mess hello --del x");
-        let sc = scan_with(&args, &["--message"], false, true);
+        let sc = scan_with(&args, &["--message"], &[], false, true);
         for name in ["--force", "--message", "--delete"] {
             assert!(sc.has(&[name]), "{name}");
         }

@@ -66,6 +66,7 @@ pub(crate) struct Facts<'a> {
 pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<'w> {
     let mut levels = Vec::new();
     let mut valued: Vec<&'static str> = Vec::new();
+    let mut flags: Vec<&'static str> = Vec::new();
     let mut entry = program;
     let mut words = args;
     let mut sub = String::new();
@@ -74,16 +75,23 @@ pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<
     let mut offset = 0;
     let mut any_option = false;
     let abbrev = program.abbreviations;
-    let scan = |w: &'w [Word], v: &[&str], first: bool| scan_with(w, v, first, abbrev);
+    let scan = |w: &'w [Word], v: &[&'static str], f: &[&'static str], first: bool| {
+        scan_with(w, v, f, first, abbrev)
+    };
     loop {
+        // A subcommand's own flag takes no value, whatever a level above says (`git -c` takes
+        // one, `git log -c` none).
+        valued.retain(|v| !entry.flags.iter().any(|f| f.as_ref() == *v));
         valued.extend(entry.valued.iter().map(|v| v.as_ref()));
+        flags.retain(|f| !entry.valued.iter().any(|v| v.as_ref() == *f));
+        flags.extend(entry.flags.iter().map(|f| f.as_ref()));
         any_option |= entry.options == Options::Any;
         let next = if entry.sub.is_empty() {
             None
         } else {
             match entry.sub_word {
                 SubWord::First => {
-                    let sc = scan(words, &valued, true);
+                    let sc = scan(words, &valued, &flags, true);
                     match sc.pos.first() {
                         Some(w) if !w.literal => {
                             computed = true;
@@ -102,7 +110,7 @@ pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<
                     }
                 }
                 SubWord::Any => {
-                    let sc = scan(words, &valued, entry.options_first);
+                    let sc = scan(words, &valued, &flags, entry.options_first);
                     // Where any option is a parameter, a word after one may be its value: the
                     // command's words are the ones before the first option.
                     let first_option = sc
@@ -128,12 +136,12 @@ pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<
                     entry,
                     own: View {
                         words: here,
-                        scan: scan(here, &valued, entry.options_first),
+                        scan: scan(here, &valued, &flags, entry.options_first),
                         offset,
                     },
                     tail: (!entry.also.is_empty()).then(|| View {
                         words,
-                        scan: scan(words, &valued, false),
+                        scan: scan(words, &valued, &flags, false),
                         offset,
                     }),
                 });
@@ -151,7 +159,7 @@ pub(crate) fn descend<'w>(program: &'static Entry, args: &'w [Word]) -> Descent<
                     entry,
                     own: View {
                         words,
-                        scan: scan(words, &valued, entry.options_first),
+                        scan: scan(words, &valued, &flags, entry.options_first),
                         offset,
                     },
                     tail: None,
