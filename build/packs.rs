@@ -241,7 +241,7 @@ impl Baker {
             None => "None".into(),
         };
         let sels: Vec<String> = [
-            &r.read, &r.write, &r.delete, &r.chmod, &r.wipe, &r.cd, &r.data,
+            &r.read, &r.write, &r.delete, &r.chmod, &r.wipe, &r.cd, &r.data, &r.text,
         ]
         .iter()
         .map(|s| match s {
@@ -279,7 +279,7 @@ impl Baker {
         let (id, explain) = (self.str_(&r.id), self.str_(&r.explain));
         let (safer, verb) = (self.opt_str(&r.safer), self.opt_str(&r.verb));
         format!(
-            "Rule {{ when: {when}, id: {id}, explain: {explain}, safer: {safer}, act: {}, read: {}, write: {}, delete: {}, chmod: {}, wipe: {}, verb: {verb}, recursive: {recursive}, note: {}, run: {run}, cd: {}, flow: {flow}, rewrites: {rewrites}, data: {} }}",
+            "Rule {{ when: {when}, id: {id}, explain: {explain}, safer: {safer}, act: {}, read: {}, write: {}, delete: {}, chmod: {}, wipe: {}, verb: {verb}, recursive: {recursive}, note: {}, run: {run}, cd: {}, flow: {flow}, rewrites: {rewrites}, data: {}, text: {} }}",
             opt(&r.act, |a| format!("Act::{a:?}")),
             sels[0],
             sels[1],
@@ -289,6 +289,7 @@ impl Baker {
             opt(&r.note, |n| format!("PathNote::{n:?}")),
             sels[5],
             sels[6],
+            sels[7],
         )
     }
 

@@ -30,6 +30,8 @@ enum Role {
     /// A path a rule reads, writes, deletes or changes, or code or a command it runs: the
     /// effect judges it.
     Effect,
+    /// Text a rule takes (a message, a pattern, a filter): never a path.
+    Text,
 }
 
 /// The words of a command marked as accounted for.
@@ -47,6 +49,14 @@ impl Marks {
     fn effect(&mut self, i: usize) {
         if let Some(m) = self.0.get_mut(i) {
             *m = Role::Effect;
+        }
+    }
+
+    fn text(&mut self, i: usize) {
+        if let Some(m) = self.0.get_mut(i)
+            && matches!(*m, Role::None | Role::Data)
+        {
+            *m = Role::Text;
         }
     }
 }
@@ -205,7 +215,7 @@ fn cond_names_option(c: &Cond, named: &dyn Fn(&[Str]) -> bool) -> bool {
 
 /// Every selection of a rule.
 fn sels(r: &Rule) -> impl Iterator<Item = &Sel> {
-    effect_sels(r).chain(data_sels(r))
+    effect_sels(r).chain(data_sels(r)).chain(r.text.as_ref())
 }
 
 /// The selections of a rule whose words an effect judges (paths, code, commands).
@@ -260,6 +270,11 @@ fn rule_words(r: &Rule, v: &View<'_>, marks: &mut Marks) {
     for s in data_sels(r) {
         for i in sel_indices(s, v) {
             marks.set(v.offset + i);
+        }
+    }
+    if let Some(s) = &r.text {
+        for i in sel_indices(s, v) {
+            marks.text(v.offset + i);
         }
     }
     if let Some(cmd) = r.run.as_ref().and_then(|x| x.command.as_ref())

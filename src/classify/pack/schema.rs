@@ -265,6 +265,11 @@ pub struct Rule {
     /// PATTERN`). Words no selection of the rule names are words it does not account for.
     #[serde(default)]
     pub data: Option<Sel>,
+    /// These words are text, never a path: a message, a pattern, a filter or expression
+    /// (`git commit -m MSG`, `jq FILTER`). Like `data`, but no credential or protected path is
+    /// looked for in them.
+    #[serde(default)]
+    pub text: Option<Sel>,
 }
 
 /// The version a command writes the working tree from.

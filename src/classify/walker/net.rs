@@ -337,7 +337,7 @@ impl Walker<'_> {
         // SQL text: quoted arguments or ones with spaces, `--execute=…`-style values, stdin.
         let mut texts: Vec<String> = args
             .iter()
-            .filter(|a| a.quoted || a.text.contains(' '))
+            .filter(|a| (a.quoted || a.text.contains(' ')) && !a.text.starts_with('-'))
             .map(|a| a.text.clone())
             .collect();
         for a in args {
@@ -350,16 +350,19 @@ impl Walker<'_> {
         if let Some(w) = &c.s.stdin_text {
             texts.push(w.text.clone());
         }
-        // A command given as words (`redis-cli FLUSHALL`, `redis-cli -n 1 DEL k`).
+        // A command given as words (`redis-cli FLUSHALL`, `redis-cli -n 1 DEL k`, `sqlite3 db
+        // .shell`): the words together, and each alone.
+        let words: Vec<&str> = args
+            .iter()
+            .map(|a| a.text.as_str())
+            .filter(|t| !t.starts_with('-'))
+            .collect();
         if texts.is_empty() {
-            let words: Vec<&str> = args
-                .iter()
-                .map(|a| a.text.as_str())
-                .filter(|t| !t.starts_with('-'))
-                .collect();
-            let joined = words.join(" ");
-            if sql::looks_like(&joined) {
-                texts.push(joined);
+            for i in 0..words.len() {
+                let joined = words[i..].join(" ");
+                if sql::looks_like(&joined) {
+                    texts.push(joined);
+                }
             }
         }
         let help = flag(&[
