@@ -190,6 +190,34 @@ pub(crate) fn scan_with<'w>(
             quoted: a.quoted,
             subs: a.subs.clone(),
         };
+        // A one-dash option of several letters that takes a value, glued by `=` (`-out=FILE`,
+        // terraform's `-var-file=x`).
+        // A one-dash flag of several letters, named whole (`-MD`, `-print`): one option, not
+        // a cluster of letters one of which could take the next word.
+        if !t.starts_with("--") && t.len() > 2 && flags.contains(&t) {
+            s.opts.push(Opt {
+                name: Name::Long(t),
+                value: None,
+                index: i,
+                value_index: None,
+            });
+            i += 1;
+            continue;
+        }
+        if !t.starts_with("--")
+            && let Some((n, v)) = t.split_once('=')
+            && n.len() > 2
+            && (valued.contains(&n) || flags.contains(&n))
+        {
+            s.opts.push(Opt {
+                name: Name::Long(n),
+                value: Some(part(v)),
+                index: i,
+                value_index: None,
+            });
+            i += 1;
+            continue;
+        }
         if t.starts_with("--") {
             let index = i;
             let (name, inline) = match t.split_once('=') {
@@ -235,7 +263,12 @@ pub(crate) fn scan_with<'w>(
                     value_index = (i < args.len()).then_some(i);
                     args.get(i).cloned()
                 } else {
-                    Some(part(rest))
+                    // `-o=/tmp/app`: Go's and other flag parsers take what follows the `=`.
+                    Some(part(
+                        rest.strip_prefix('=')
+                            .filter(|r| !r.is_empty())
+                            .unwrap_or(rest),
+                    ))
                 };
                 s.opts.push(Opt {
                     name,

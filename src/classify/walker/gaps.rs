@@ -121,8 +121,11 @@ impl Walker<'_> {
             candidates.push(v);
         }
         for c in candidates.clone() {
-            if let Some(f) = c.strip_prefix('@') {
-                candidates.push(f);
+            // A file named after `@` (curl, httpie) or as a `file://` URL (aws, gcloud).
+            for prefix in ["@", "file://", "fileb://"] {
+                if let Some(f) = c.strip_prefix(prefix) {
+                    candidates.push(f);
+                }
             }
         }
         for c in candidates {
@@ -211,6 +214,10 @@ fn system_folder(t: &str) -> bool {
 /// Returns the host of a cloud metadata address a word names, if it names one.
 fn metadata_host(t: &str) -> Option<String> {
     let host = super::super::url::url_host(t);
+    // A bare word is a host only when it reads as an address (`metadata` alone is a word).
+    if host.is_empty() && !t.contains(['.', ':']) {
+        return None;
+    }
     let host = if host.is_empty() { t } else { host.as_str() };
     let host = host.trim_start_matches('[').trim_end_matches(']');
     let named = host.starts_with("169.254.")

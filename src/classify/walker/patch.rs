@@ -86,6 +86,11 @@ impl Walker<'_> {
             }
         }
         for text in &texts {
+            // Hunks with no file named: patch asks for one, or takes it from the one line
+            // it finds; oath cannot tell which.
+            if diff_targets(text, strip).is_empty() && has_hunks(text) {
+                unreadable = true;
+            }
             for path in diff_targets(text, strip) {
                 let path = match &base {
                     Some(b) => format!("{b}/{path}"),
@@ -139,6 +144,18 @@ pub(super) fn diff_targets(text: &str, strip: usize) -> Vec<String> {
         {
             let name = rest.split('\t').next().unwrap_or("").trim_end();
             strip_components(name, strip)
+        } else if let Some(rest) = line.strip_prefix("*** ").filter(|r| {
+            !r.starts_with('*') && !r.trim_start().starts_with(|c: char| c.is_ascii_digit())
+        }) {
+            // A context diff's file line (`*** name\tdate`); `*** 1,3 ****` is a hunk.
+            let name = rest.split('\t').next().unwrap_or("").trim_end();
+            strip_components(name, strip)
+        } else if let Some(rest) = line
+            .strip_prefix("Index: ")
+            .or_else(|| line.strip_prefix("Index:"))
+        {
+            // GNU patch takes the file from an `Index:` line when the others name none.
+            Some(rest.trim().to_owned())
         } else if let Some(rest) = line
             .strip_prefix("rename to ")
             .or_else(|| line.strip_prefix("copy to "))
@@ -159,6 +176,21 @@ pub(super) fn diff_targets(text: &str, strip: usize) -> Vec<String> {
         }
     }
     out
+}
+
+/// Returns whether a text holds hunks of a diff (unified, context or normal).
+fn has_hunks(text: &str) -> bool {
+    text.lines().any(|l| {
+        l.starts_with("@@ ") || l.starts_with("***************") || {
+            // A normal diff's command line: `3c3`, `1,2d0`, `5a6,7`.
+            let b = l.trim().as_bytes();
+            !b.is_empty()
+                && b[0].is_ascii_digit()
+                && b.iter()
+                    .all(|c| c.is_ascii_digit() || matches!(c, b',' | b'a' | b'c' | b'd'))
+                && b.iter().any(|c| matches!(c, b'a' | b'c' | b'd'))
+        }
+    })
 }
 
 /// Removes `n` leading path components (`-p1` turns `a/src/x.rs` into `src/x.rs`).
@@ -189,5 +221,12 @@ mod tests {
         assert_eq!(diff_targets(created, 1), ["new.txt"]);
         let renamed = "diff --git a/x b/y\nrename from x\nrename to y\n";
         assert_eq!(diff_targets(renamed, 1), ["y"]);
+        let index = "Index: .claude/settings.json\n@@ -1 +1 @@\n-{}\n+{\"a\":1}\n";
+        assert_eq!(diff_targets(index, 0), [".claude/settings.json"]);
+        let context = "*** .claude/settings.json\t2026\n--- .claude/settings.json\t2026\n***************\n*** 1 ****\n";
+        assert_eq!(diff_targets(context, 0), [".claude/settings.json"]);
+        assert!(has_hunks("@@ -1 +1 @@\n-a\n+b\n"));
+        assert!(has_hunks("3c3\n< a\n---\n> b\n"));
+        assert!(!has_hunks("just text\n"));
     }
 }

@@ -171,9 +171,15 @@ impl Conv {
                 self.test_words(b, words);
             }
             E::Not(a) | E::Parenthesized(a) => self.test_words(a, words),
-            E::UnaryTest(_, w) => self.word(&w.value, words),
-            E::BinaryTest(_, a, b) => {
+            // The operators are words too: `-eq` evaluates its operands as arithmetic (a
+            // subscript in them runs commands), `==` does not.
+            E::UnaryTest(op, w) => {
+                words.push(Word::lit(op.to_string()));
+                self.word(&w.value, words);
+            }
+            E::BinaryTest(op, a, b) => {
                 self.word(&a.value, words);
+                words.push(Word::lit(op.to_string()));
                 self.word(&b.value, words);
             }
         }
