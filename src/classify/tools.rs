@@ -7,7 +7,7 @@ use super::paths;
 use super::policy;
 use super::powershell::powershell_finding;
 use super::rule::{Finding, Findings};
-use super::url::{is_loopback_url, is_payment_url, url_host};
+use super::url::{is_loopback_url, is_metadata_url, is_payment_url, metadata_finding, url_host};
 use super::walker;
 use super::{Classification, Context, Domain, Kind, Risk};
 
@@ -245,21 +245,6 @@ fn url_userinfo_has_password(u: &str) -> bool {
         .is_some_and(|(userinfo, _)| userinfo.contains(':'))
 }
 
-/// Returns whether a URL points at a cloud provider's instance metadata service (which hands
-/// out the machine's cloud credentials).
-fn is_metadata_url(u: &str) -> bool {
-    let host = url_host(u);
-    matches!(
-        host.as_str(),
-        "169.254.169.254"
-            | "metadata.google.internal"
-            | "metadata"
-            | "[fd00:ec2::254]"
-            | "100.100.100.200"
-            | "169.254.170.2"
-    )
-}
-
 fn web_fetch(url: &str) -> Finding {
     if carries_secret(url) {
         return Finding::new(
@@ -270,12 +255,7 @@ fn web_fetch(url: &str) -> Finding {
         );
     }
     if is_metadata_url(url) {
-        return Finding::new(
-            Domain::Network,
-            Risk::Critical,
-            "cloud-metadata",
-            "fetches the cloud instance metadata service, which hands out the machine's credentials",
-        );
+        return metadata_finding("fetches");
     }
     let lower = url.to_ascii_lowercase();
     if !(lower.starts_with("http://") || lower.starts_with("https://")) {

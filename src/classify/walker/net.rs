@@ -7,7 +7,10 @@ use super::super::args::scan;
 use super::super::effect::{Effect, Request};
 use super::super::pack::schema::Act;
 use super::super::paths::Zone;
-use super::super::url::{is_loopback_url, payment_url, url_file_name, url_host, url_path_words};
+use super::super::url::{
+    is_loopback_url, is_metadata_host, is_metadata_url, metadata_finding, payment_url,
+    url_file_name, url_host, url_path_words,
+};
 use super::apply::Handled;
 use super::{Leaf, Walker};
 
@@ -61,6 +64,10 @@ const CURL_VALUED: &[&str] = &[
     "-E",
     "--key",
     "--resolve",
+    "--connect-to",
+    "--preproxy",
+    "--doh-url",
+    "--url-query",
     "--limit-rate",
     "--output-dir",
     "-U",
@@ -156,6 +163,22 @@ impl Walker<'_> {
             )
         };
         let mut urls: Vec<String> = sc.pos.iter().map(|w| w.text.clone()).collect();
+        // Every address the request may reach: its URLs (any positional word of httpie's),
+        // a proxy, and the addresses `--resolve` and `--connect-to` put behind a name.
+        let reaches_metadata = urls.iter().any(|u| is_metadata_url(u))
+            || sc
+                .values(&["--url", "-x", "--proxy", "--preproxy", "--doh-url"])
+                .any(|w| is_metadata_url(&w.text))
+            || sc.values(&["--resolve", "--connect-to"]).any(|w| {
+                host_fields(&w.text)
+                    .iter()
+                    .skip(1)
+                    .any(|h| is_metadata_host(h))
+            });
+        if reaches_metadata {
+            let f = metadata_finding(&format!("{name} fetches from"));
+            self.push(c.t(), f);
+        }
         if !(is_curl || is_wget) {
             // httpie: `http [METHOD] URL [items]`
             urls.retain(|u| {
@@ -375,6 +398,31 @@ impl Walker<'_> {
             );
         }
     }
+}
+
+/// Splits `--resolve HOST:PORT:ADDR[,ADDR]` and `--connect-to H1:P1:H2:P2` into their
+/// hosts and addresses (bracketed IPv6 kept whole, a leading `+` or `-` dropped).
+fn host_fields(v: &str) -> Vec<String> {
+    let v = v.trim_start_matches(['+', '-']);
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut bracket = false;
+    for ch in v.chars() {
+        match ch {
+            '[' => {
+                bracket = true;
+                cur.push(ch);
+            }
+            ']' => {
+                bracket = false;
+                cur.push(ch);
+            }
+            ':' | ',' if !bracket => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(ch),
+        }
+    }
+    out.push(cur);
+    out
 }
 
 /// Returns whether a database client only reads: help or version, a listing, a read-only
