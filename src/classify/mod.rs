@@ -21,6 +21,7 @@ mod paths;
 mod policy;
 mod powershell;
 mod rule;
+mod secret_vars;
 mod tools;
 mod url;
 mod walker;
