@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Context;
+use super::{Context, Taint};
 
 /// Where a resolved path lies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -647,6 +647,80 @@ fn credential_place(pb: &[u8], name: &str) -> bool {
             && lower == "environ"
 }
 
+/// Says where a tainted path came from: `a copy of ~/.ssh/id_rsa made by `cp …``, or for a
+/// path inside a copied folder, `inside a copy of ~/.ssh …`.
+fn taint_note(t: &Taint, pb: &[u8]) -> String {
+    let inside = if bytes(&t.path) == pb { "" } else { "inside " };
+    format!("{inside}a copy of {} made by {}", t.from, t.by)
+}
+
+/// Returns where a path leads, as messages show it, when a symbolic link in it leads to
+/// credentials (`ln -s ~/.ssh/id_rsa k.txt`: `k.txt` leads to `~/.ssh/id_rsa`). Costs one
+/// look at the file system through the context's [`super::Links`] (none without one).
+pub(crate) fn link_to_credential(p: &Path, ctx: &Context) -> Option<String> {
+    let real = ctx.real_path(p)?;
+    let r = target(Some(real), ctx);
+    r.credential.then_some(r.shown)
+}
+
+/// Returns `t` marked as credentials, as a link to `real`.
+pub(crate) fn as_link_to(t: Target, real: &str) -> Target {
+    Target {
+        credential: true,
+        shown: format!("{} (a link to {real})", t.shown),
+        ..t
+    }
+}
+
+/// Returns `t` marked as credentials when a symbolic link in its path leads to credentials
+/// (`ln -s ~/.ssh/id_rsa k.txt; cat k.txt`), with the place named; `t` itself otherwise.
+pub(crate) fn through_read_links(t: Target, ctx: &Context) -> Target {
+    if t.credential || t.protected {
+        return t;
+    }
+    match t.path.as_deref().and_then(|p| link_to_credential(p, ctx)) {
+        Some(real) => as_link_to(t, &real),
+        None => t,
+    }
+}
+
+/// Returns `t` (where a shell pattern starts) marked as credentials because what the
+/// pattern matches holds them, shown as the pattern.
+pub(crate) fn as_pattern(t: Target, matched: &Target) -> Target {
+    Target {
+        credential: true,
+        shown: matched.shown.clone(),
+        ..t
+    }
+}
+
+/// Returns `t` marked as credentials because of a copy this line made (`cp KEY k.txt` before
+/// `curl -T k.txt`), named in its messages.
+pub(crate) fn tainted_by(t: Target, taint: &Taint) -> Target {
+    let note = match t.path.as_deref() {
+        Some(p) => taint_note(taint, bytes(p)),
+        None => return t,
+    };
+    Target {
+        credential: true,
+        shown: format!("{} ({note})", t.shown),
+        ..t
+    }
+}
+
+/// Returns whether `t` is, lies inside or holds a path of `list` (an archive or copy of a
+/// folder that holds a tainted copy carries it).
+pub(crate) fn touches(t: &Target, list: &[Taint]) -> Option<usize> {
+    let p = bytes(t.path.as_deref()?);
+    list.iter()
+        .position(|x| is_under(p, bytes(&x.path)) || is_under(bytes(&x.path), p))
+}
+
+/// Returns whether `p` is `base` or inside it (both normalised).
+pub(crate) fn path_is_under(p: &Path, base: &Path) -> bool {
+    is_under(bytes(p), bytes(base))
+}
+
 /// Returns the place a change of `t` really reaches when a symbolic link (in `t`, or in the
 /// path of something oath protects) makes it one oath protects; None otherwise.
 pub(crate) fn followed(t: &Target, ctx: &Context) -> Option<Target> {
@@ -715,7 +789,10 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
             .any(|q| is_under_any_case(bytes(q), pb));
     let name_b = file_name(pb);
     let name = String::from_utf8_lossy(name_b);
-    let credential = credential_name(&name) || credential_place(pb, &name);
+    // A copy of credentials the session made (or this line makes) is one too, and so is
+    // what lies inside a copied folder.
+    let taint = ctx.tainted().iter().find(|t| is_under(pb, bytes(&t.path)));
+    let credential = credential_name(&name) || credential_place(pb, &name) || taint.is_some();
     let shell_rc = SHELL_RC.contains(&&*name)
         && (parent(pb) == Some(home)
             || is_under(pb, b"/etc")
@@ -749,6 +826,10 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
         }
     } else {
         p.display().to_string()
+    };
+    let shown = match taint {
+        Some(t) => format!("{shown} ({})", taint_note(t, pb)),
+        None => shown,
     };
     let zone = if in_root {
         let rel_s = rel_of(root);
@@ -994,6 +1075,31 @@ mod tests {
         ] {
             assert!(!cred(p), "{p} is ordinary");
         }
+    }
+
+    #[test]
+    fn copies_the_session_made_hold_credentials() {
+        let ctx = Context::for_project(Path::new("/p"), Some(Path::new("/h"))).with_tainted([
+            Taint {
+                path: PathBuf::from("/p/notes/k.txt"),
+                from: "~/.ssh/id_rsa".into(),
+                by: "`cp ~/.ssh/id_rsa notes/k.txt`".into(),
+            },
+            Taint {
+                path: PathBuf::from("/p/keys"),
+                from: "~/.ssh".into(),
+                by: "`cp -r ~/.ssh keys`".into(),
+            },
+        ]);
+        let t = target(Some(PathBuf::from("/p/notes/k.txt")), &ctx);
+        assert!(t.credential);
+        assert_eq!(
+            t.shown(),
+            "notes/k.txt (a copy of ~/.ssh/id_rsa made by `cp ~/.ssh/id_rsa notes/k.txt`)"
+        );
+        assert!(target(Some(PathBuf::from("/p/keys/config")), &ctx).credential);
+        assert!(!target(Some(PathBuf::from("/p/notes")), &ctx).credential);
+        assert!(!target(Some(PathBuf::from("/p/notes/k.txt2")), &ctx).credential);
     }
 
     #[test]

@@ -26,7 +26,7 @@ fn str_field<'v>(input: &'v Value, keys: &[&str]) -> Option<&'v str> {
 pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
     match tool_name {
         "Bash" | "Monitor" => match str_field(input, &["command"]) {
-            Some(cmd) => walker::classify_command(cmd, ctx),
+            Some(cmd) => walker::classify_line(cmd, ctx),
             None if tool_name == "Monitor" && input.get("ws").is_some() => one(
                 "Monitor ws",
                 Finding::new(
@@ -221,6 +221,7 @@ fn file_read(tool: &str, path: Option<&str>, ctx: &Context) -> Classification {
         Some(p) => paths::target(paths::resolve(p, false, Some(ctx.cwd()), ctx), ctx),
         None => paths::target(Some(ctx.cwd().to_path_buf()), ctx),
     };
+    let t = paths::through_read_links(t, ctx);
     one(
         &format!("{tool} {shown}"),
         policy::read_finding(&t, "reads"),
@@ -458,7 +459,8 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
         .kind(Kind::Irreversible)
     } else if any(EXEC) {
         if let Some(cmd) = input.get("command").and_then(Value::as_str) {
-            let inner = walker::classify_command(cmd, ctx);
+            let inner = walker::classify_line(cmd, ctx);
+            out.tainted.extend(inner.tainted.iter().cloned());
             for p in &inner.parts {
                 out.push(
                     &p.text,
