@@ -215,12 +215,49 @@ impl Walker<'_> {
             &["-T", "--upload-file", "--post-file", "--body-file"]
         };
         let mut upload_files: Vec<Word> = sc.values(upload_opts).cloned().collect();
+        // Files whose content goes out without being an upload of them: the URLs wget
+        // requests (`-i FILE`), the headers curl sends (`-H @FILE`).
+        let mut sent_files: Vec<Word> = if is_wget {
+            sc.values(&["-i", "--input-file"]).cloned().collect()
+        } else {
+            Vec::new()
+        };
+        let header_files: Vec<Word> = if is_curl {
+            sc.values(&["-H", "--header"])
+                .filter_map(|w| {
+                    w.text.strip_prefix('@').map(|f| Word {
+                        text: f.to_owned(),
+                        ..w.clone()
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        sent_files.extend(header_files);
+        // httpie and xh: `@FILE` (the body), `field@FILE` (a form upload), `field=@FILE`,
+        // `field:=@FILE`, `Header:@FILE` (values read from the file).
+        if !(is_curl || is_wget) {
+            for w in &sc.pos {
+                if let Some(f) = httpie_file(&w.text) {
+                    upload_files.push(Word {
+                        text: f.to_owned(),
+                        ..(*w).clone()
+                    });
+                }
+            }
+        }
+        let urlencoded: Vec<&Word> = sc.values(&["--data-urlencode"]).collect();
         for v in &data_vals {
             let x = v.text.as_str();
+            let named_file = urlencoded.iter().any(|u| std::ptr::eq(*u, *v))
+                && x.find('@').is_some_and(|i| !x[..i].contains('='));
             let file = if let Some(f) = x.strip_prefix('@') {
                 Some(f)
             } else if let Some(i) = x.find("=@") {
                 Some(&x[i + 2..])
+            } else if named_file {
+                x.find('@').map(|i| &x[i + 1..])
             } else {
                 x.find("=<").map(|i| &x[i + 2..])
             };
@@ -250,13 +287,17 @@ impl Walker<'_> {
                 "GET".into()
             }
         });
-        let secret_upload = upload_files.iter().any(|w| {
-            if w.text == "-" {
-                stdin.is_some_and(|f| f.secret)
-            } else {
-                self.target(w).credential
-            }
-        }) || self.words_read_secrets(args);
+        let secret_file = upload_files
+            .iter()
+            .chain(&sent_files)
+            .filter(|w| w.text != "-")
+            .map(|w| self.target(w))
+            .find(|t| self.carries_credentials(t));
+        let secret_upload = secret_file.is_some()
+            || upload_files
+                .iter()
+                .any(|w| w.text == "-" && stdin.is_some_and(|f| f.secret))
+            || self.words_read_secrets(args);
         let loopback = !urls.is_empty() && urls.iter().all(|u| is_loopback_url(u));
         // Where the download goes.
         let out_file = if is_curl {
@@ -276,13 +317,14 @@ impl Walker<'_> {
             sc.value(&["-o", "--output"]).cloned()
         };
         if secret_upload {
-            self.found(
-                c,
-                Effect::Exfiltrate,
-                "exfiltration",
-                &format!("{name} sends credentials off the machine"),
-                "",
-            );
+            let what = match &secret_file {
+                Some(t) => format!(
+                    "{name} uploads {}: it sends credentials off the machine",
+                    t.shown()
+                ),
+                None => format!("{name} sends credentials off the machine"),
+            };
+            self.found(c, Effect::Exfiltrate, "exfiltration", &what, "");
         } else {
             let request = Request {
                 method,
@@ -398,6 +440,24 @@ impl Walker<'_> {
             );
         }
     }
+}
+
+/// Returns the file an httpie or xh request item reads: `@FILE` (the body), `field@FILE`
+/// (a form upload), `field=@FILE` and `field:=@FILE` (a value read from it),
+/// `Header:@FILE`. The first separator decides (`email=a@b` is a plain value).
+fn httpie_file(item: &str) -> Option<&str> {
+    if let Some(f) = item.strip_prefix('@') {
+        return Some(f);
+    }
+    let i = item.find([':', '=', '@'])?;
+    let rest = &item[i..];
+    if let Some(f) = rest.strip_prefix('@') {
+        return Some(f);
+    }
+    rest.strip_prefix("=@")
+        .or_else(|| rest.strip_prefix(":=@"))
+        .or_else(|| rest.strip_prefix(":@"))
+        .filter(|f| !f.is_empty())
 }
 
 /// Splits `--resolve HOST:PORT:ADDR[,ADDR]` and `--connect-to H1:P1:H2:P2` into their
