@@ -387,7 +387,7 @@ impl Streams<'_> {
                             };
                         }
                     }
-                    let now = self.mentions(s, name);
+                    let now = self.mentions(s, name, 0);
                     if carried.content.is_none() {
                         carried.content = now.content;
                     }
@@ -466,7 +466,7 @@ impl Streams<'_> {
     /// Returns what a command's output carries from credentials: a credential file it reads
     /// (its content, or only its name for programs that print names), a secret variable or
     /// the environment it prints, what a command substitution in its words read.
-    fn mentions(&self, s: &Simple, name: Option<(&str, usize)>) -> Carried {
+    fn mentions(&self, s: &Simple, name: Option<(&str, usize)>, depth: usize) -> Carried {
         let mut out = Carried::default();
         let Some((n, i)) = name else {
             return out;
@@ -523,13 +523,19 @@ impl Streams<'_> {
                 return out;
             }
         }
-        for w in args {
-            for sub in &w.subs {
-                sub.script.for_each_simple(&mut |inner: &Simple| {
+        // What a command substitution in its words reads (four levels deep at most).
+        if depth < 4 {
+            for sub in args.iter().flat_map(|w| &w.subs) {
+                for inner in sub
+                    .script
+                    .pipelines
+                    .iter()
+                    .flat_map(|p| p.stages.iter().flatten())
+                {
                     if out.content.is_none() {
-                        out.content = self.mentions(inner, program(inner)).content;
+                        out.content = self.mentions(inner, program(inner), depth + 1).content;
                     }
-                });
+                }
             }
         }
         out
