@@ -95,6 +95,7 @@ pub fn classify_context(
     env: &Env,
     project: &Project,
     cwd: Option<&std::path::Path>,
+    session: Option<&str>,
     warnings: &mut Vec<String>,
 ) -> classify::Context {
     let mut protected: Vec<PathBuf> = vec![env.state_root(), project.config_file()];
@@ -141,13 +142,19 @@ pub fn classify_context(
         &project.root,
     )))
     .with_links(std::sync::Arc::new(crate::links::FsLinks));
-    match env.user_packs_dir() {
+    let ctx = match env.user_packs_dir() {
         Some(dir) => {
             let user = classify::pack::user::load_dir(&dir);
             warnings.extend(user.warnings);
             ctx.with_user_packs(user.packs)
         }
         None => ctx,
+    };
+    // Copies of credentials this session made earlier hold credentials too (one `stat`
+    // when it made none).
+    match session.map(|sid| crate::state::tainted::read(&project.tainted_file(sid))) {
+        Some(tainted) if !tainted.is_empty() => ctx.with_tainted(tainted),
+        _ => ctx,
     }
 }
 
@@ -182,15 +189,18 @@ pub fn classify_call(
         Effects::Several(list) => {
             let mut parts = Vec::new();
             let mut commands = Vec::new();
+            let mut tainted = Vec::new();
             let mut alternative = None;
             for e in list {
                 let c = classify::classify(&e.tool_name, &e.tool_input, ctx);
                 parts.extend(c.parts);
                 commands.extend(c.commands);
+                tainted.extend(c.tainted);
                 alternative = alternative.or(c.alternative);
             }
             let mut c = Classification::from_parts(parts, alternative);
             c.commands = commands;
+            c.tainted = tainted;
             c
         }
         Effects::Unreadable(why) => Classification::from_parts(
@@ -272,7 +282,7 @@ pub fn evaluate(
         session,
         effects,
     } = call;
-    let mut ctx = classify_context(env, project, cwd, warnings);
+    let mut ctx = classify_context(env, project, cwd, session, warnings);
     if details {
         ctx = ctx.with_details();
     }
@@ -419,6 +429,13 @@ pub fn pre_tool_use(
         model_routed: routed.is_some().then_some(true),
         agent_id: input.agent_id.clone(),
     };
+    // The copies of credentials this call makes stay credentials for the rest of the
+    // session, whatever the decision (a person may approve the copy).
+    if !class.tainted.is_empty()
+        && let Some(sid) = input.session_id.as_deref()
+    {
+        record_tainted(project, sid, &class.tainted, now, &mut warnings);
+    }
     if let Err(e) = audit::write(
         &project.audit_file(input.session_or_unknown()),
         now,
@@ -438,6 +455,34 @@ pub fn pre_tool_use(
         answer = answer.with_stderr(w);
     }
     answer
+}
+
+/// Records the copies of credentials a call makes in its session's file, each also where a
+/// link in its path really leads.
+fn record_tainted(
+    project: &Project,
+    session: &str,
+    tainted: &[classify::Taint],
+    now: Timestamp,
+    warnings: &mut Vec<String>,
+) {
+    let mut list = Vec::with_capacity(tainted.len());
+    for t in tainted {
+        let by = format!("{} earlier in this session", t.by);
+        let real = crate::links::real_path(&t.path).filter(|r| *r != t.path);
+        for path in std::iter::once(t.path.clone()).chain(real) {
+            list.push(classify::Taint {
+                path,
+                from: t.from.clone(),
+                by: by.clone(),
+            });
+        }
+    }
+    if let Err(e) =
+        crate::state::tainted::record(&project.tainted_file(session), &list, now, warnings)
+    {
+        warnings.push(format!("copies of credentials not recorded: {e}"));
+    }
 }
 
 #[cfg(test)]

@@ -74,7 +74,13 @@ pub fn after_tool(
     let tool_name = input.tool_name.as_deref().unwrap_or("");
     // Classified as PreToolUse classified it (the user's packs included), so the outcome
     // counts for the domain and level the decision used.
-    let ctx = gate::classify_context(env, project, input.cwd.as_deref(), &mut warnings);
+    let ctx = gate::classify_context(
+        env,
+        project,
+        input.cwd.as_deref(),
+        input.session_id.as_deref(),
+        &mut warnings,
+    );
     let class = gate::classify_call(tool_name, input.tool_input(), &input.effects, &ctx);
     let domain = class.domain.as_str();
     let level = Level::of(class.risk);

@@ -177,6 +177,14 @@ impl Project {
         self.state_dir.join("sessions")
     }
 
+    /// Returns the file of the copies of credentials a session made
+    /// ([`crate::state::tainted`]).
+    pub fn tainted_file(&self, session_id: &str) -> PathBuf {
+        self.state_dir
+            .join("tainted")
+            .join(format!("{}.json", file_safe(session_id)))
+    }
+
     /// Returns the folder of logs written by post-tool commands.
     pub fn observer_log_dir(&self) -> PathBuf {
         self.state_dir.join("post-tool-use")

@@ -21,6 +21,7 @@ mod paths;
 mod policy;
 mod powershell;
 mod rule;
+mod secret_vars;
 mod sql;
 mod tools;
 mod url;
@@ -396,6 +397,22 @@ pub struct Classification {
     /// when the context asks ([`Context::with_expanded_commands`]).
     #[serde(skip)]
     pub commands: Vec<String>,
+    /// Files this call makes from credentials (copies, links, archives, output written from
+    /// them): credentials too, for the rest of the session ([`Context::with_tainted`]).
+    #[serde(skip)]
+    pub tainted: Vec<Taint>,
+}
+
+/// A file made from credentials (a copy, a link, an archive, or the output of a command that
+/// read them): it holds them too, and so does whatever lies inside it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Taint {
+    /// Where it is (absolute, normalised).
+    pub path: PathBuf,
+    /// What it was made from, as messages show it (`~/.ssh/id_rsa`).
+    pub from: String,
+    /// What made it, as messages show it (`` `cp ~/.ssh/id_rsa k.txt` ``).
+    pub by: String,
 }
 
 impl Classification {
@@ -431,6 +448,7 @@ impl Classification {
             alternative,
             parts,
             commands: Vec::new(),
+            tainted: Vec::new(),
         }
     }
 
@@ -570,6 +588,8 @@ pub struct Context {
     /// The protected paths with their links followed (computed when first needed).
     protected_real: std::sync::OnceLock<Vec<PathBuf>>,
     details: bool,
+    /// Copies of credentials the session made earlier (or the line makes).
+    tainted: Vec<Taint>,
 }
 
 impl Context {
@@ -601,7 +621,23 @@ impl Context {
             links: None,
             protected_real: std::sync::OnceLock::new(),
             details: false,
+            tainted: Vec::new(),
         }
+    }
+
+    /// Returns the context treating `tainted` (copies of credentials the session made, see
+    /// [`Classification::tainted`]), and whatever lies inside them, as credentials.
+    pub fn with_tainted(mut self, tainted: impl IntoIterator<Item = Taint>) -> Self {
+        self.tainted.extend(tainted.into_iter().map(|t| Taint {
+            path: paths::absolute(Path::new("/"), &t.path),
+            ..t
+        }));
+        self
+    }
+
+    /// Returns the copies of credentials the session made.
+    pub fn tainted(&self) -> &[Taint] {
+        &self.tainted
     }
 
     /// Returns the context asking for each part's effect and pack rule (`oath explain`,

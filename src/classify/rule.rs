@@ -73,6 +73,8 @@ pub(crate) struct Findings {
     /// Simple commands as their words after static expansion, where that differs from the
     /// text findings name (see [`super::Classification::commands`]).
     pub commands: Vec<String>,
+    /// Files the line made from credentials (see [`super::Classification::tainted`]).
+    pub tainted: Vec<super::Taint>,
 }
 
 impl Findings {
@@ -109,6 +111,7 @@ impl Findings {
             .collect();
         super::Classification {
             commands: self.commands,
+            tainted: self.tainted,
             ..super::Classification::from_parts(parts, alt)
         }
     }

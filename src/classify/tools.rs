@@ -7,7 +7,7 @@ use super::paths;
 use super::policy;
 use super::powershell::powershell_finding;
 use super::rule::{Finding, Findings};
-use super::url::{is_loopback_url, is_payment_url, url_host};
+use super::url::{is_loopback_url, is_metadata_url, is_payment_url, metadata_finding, url_host};
 use super::walker;
 use super::{Classification, Context, Domain, Kind, Risk};
 
@@ -26,7 +26,7 @@ fn str_field<'v>(input: &'v Value, keys: &[&str]) -> Option<&'v str> {
 pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
     match tool_name {
         "Bash" | "Monitor" => match str_field(input, &["command"]) {
-            Some(cmd) => walker::classify_command(cmd, ctx),
+            Some(cmd) => walker::classify_line(cmd, ctx),
             None if tool_name == "Monitor" && input.get("ws").is_some() => one(
                 "Monitor ws",
                 Finding::new(
@@ -221,6 +221,7 @@ fn file_read(tool: &str, path: Option<&str>, ctx: &Context) -> Classification {
         Some(p) => paths::target(paths::resolve(p, false, Some(ctx.cwd()), ctx), ctx),
         None => paths::target(Some(ctx.cwd().to_path_buf()), ctx),
     };
+    let t = paths::through_read_links(t, ctx);
     one(
         &format!("{tool} {shown}"),
         policy::read_finding(&t, "reads"),
@@ -245,21 +246,6 @@ fn url_userinfo_has_password(u: &str) -> bool {
         .is_some_and(|(userinfo, _)| userinfo.contains(':'))
 }
 
-/// Returns whether a URL points at a cloud provider's instance metadata service (which hands
-/// out the machine's cloud credentials).
-fn is_metadata_url(u: &str) -> bool {
-    let host = url_host(u);
-    matches!(
-        host.as_str(),
-        "169.254.169.254"
-            | "metadata.google.internal"
-            | "metadata"
-            | "[fd00:ec2::254]"
-            | "100.100.100.200"
-            | "169.254.170.2"
-    )
-}
-
 fn web_fetch(url: &str) -> Finding {
     if carries_secret(url) {
         return Finding::new(
@@ -270,12 +256,7 @@ fn web_fetch(url: &str) -> Finding {
         );
     }
     if is_metadata_url(url) {
-        return Finding::new(
-            Domain::Network,
-            Risk::Critical,
-            "cloud-metadata",
-            "fetches the cloud instance metadata service, which hands out the machine's credentials",
-        );
+        return metadata_finding("fetches");
     }
     let lower = url.to_ascii_lowercase();
     if !(lower.starts_with("http://") || lower.starts_with("https://")) {
@@ -478,7 +459,8 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
         .kind(Kind::Irreversible)
     } else if any(EXEC) {
         if let Some(cmd) = input.get("command").and_then(Value::as_str) {
-            let inner = walker::classify_command(cmd, ctx);
+            let inner = walker::classify_line(cmd, ctx);
+            out.tainted.extend(inner.tainted.iter().cloned());
             for p in &inner.parts {
                 out.push(
                     &p.text,
@@ -520,8 +502,186 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
     out.into_classification()
 }
 
-/// Judges an MCP tool's arguments by what they are: SQL in a `query`, paths a filesystem
-/// server writes, deletes or reads, and credentials sent away.
+/// Keys whose strings are paths (compared in lower case; camelCase and snake_case alike):
+/// a string there is a path even without a slash (`{"path": ".env"}`).
+const PATH_KEYS: &[&str] = &[
+    "path",
+    "paths",
+    "file_path",
+    "filepath",
+    "file_paths",
+    "filepaths",
+    "file",
+    "files",
+    "filename",
+    "filenames",
+    "source",
+    "sources",
+    "src",
+    "destination",
+    "dest",
+    "dst",
+    "target",
+    "targets",
+    "dir",
+    "directory",
+    "folder",
+    "new_path",
+    "newpath",
+    "old_path",
+    "oldpath",
+    "from",
+    "to",
+    "input",
+    "output",
+    "location",
+    "cwd",
+    "root",
+    "workdir",
+    "working_directory",
+];
+
+/// Keys whose strings are content, not paths (what a tool writes, sends or searches for).
+const CONTENT_KEYS: &[&str] = &[
+    "content",
+    "contents",
+    "text",
+    "body",
+    "message",
+    "messages",
+    "description",
+    "new_string",
+    "old_string",
+    "new_text",
+    "old_text",
+    "newtext",
+    "oldtext",
+    "newstring",
+    "oldstring",
+    "comment",
+    "title",
+    "prompt",
+    "instructions",
+    "summary",
+    "note",
+    "notes",
+    "diff",
+    "patch",
+    "command",
+    "code",
+    "script",
+    "query",
+    "sql",
+    "statement",
+    "statements",
+];
+
+/// Keys whose strings are hosts a tool connects to.
+const HOST_KEYS: &[&str] = &["host", "hostname", "address", "server", "ip", "endpoint"];
+
+/// At most this many strings of a tool's input are read, and this many bytes of them
+/// (content excepted); past either, the rest is not understood.
+const MAX_STRINGS: usize = 256;
+const MAX_STRING_BYTES: usize = 64 * 1024;
+const MAX_DEPTH: usize = 32;
+
+/// The strings of a tool's input, each with the key it is under (an array's items under the
+/// array's key).
+#[derive(Default)]
+struct Strings<'v> {
+    /// (key, string, under a content key).
+    items: Vec<(&'v str, &'v str, bool)>,
+    bytes: usize,
+    /// Some were left unread.
+    overflow: bool,
+}
+
+fn collect_strings<'v>(
+    v: &'v Value,
+    key: &'v str,
+    content: bool,
+    depth: usize,
+    out: &mut Strings<'v>,
+) {
+    if depth > MAX_DEPTH {
+        out.overflow = true;
+        return;
+    }
+    match v {
+        Value::String(s) => {
+            if out.items.len() >= MAX_STRINGS || !content && out.bytes + s.len() > MAX_STRING_BYTES
+            {
+                out.overflow = true;
+                return;
+            }
+            if !content {
+                out.bytes += s.len();
+            }
+            out.items.push((key, s, content));
+        }
+        Value::Array(a) => {
+            for x in a {
+                collect_strings(x, key, content, depth + 1, out);
+            }
+        }
+        Value::Object(m) => {
+            for (k, x) in m {
+                let lower = k.to_ascii_lowercase();
+                let c = content || CONTENT_KEYS.contains(&lower.as_str());
+                collect_strings(x, k, c, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Returns whether a key names paths: one of [`PATH_KEYS`], or a name ending in one
+/// (`sourcePath`, `input_files`, `logDir`).
+fn path_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    PATH_KEYS.contains(&k.as_str())
+        || [
+            "path",
+            "paths",
+            "file",
+            "files",
+            "dir",
+            "directory",
+            "folder",
+            "filename",
+        ]
+        .iter()
+        .any(|e| k.ends_with(e))
+}
+
+/// Returns the path a string of a tool's input names, when it looks like one: under a path
+/// key anything but text of several lines; elsewhere `/…`, `~…`, `./…`, `../…`, `file://…`,
+/// or a word with a slash that resolves inside the project or the home.
+fn path_in(s: &str, key: &str, ctx: &Context) -> Option<paths::Target> {
+    if s.is_empty() || s.len() > 4096 || s.contains(['\n', '\0']) {
+        return None;
+    }
+    let s = s.strip_prefix("file://").unwrap_or(s);
+    let resolve = |p: &str| paths::target(paths::resolve(p, false, Some(ctx.cwd()), ctx), ctx);
+    if path_key(key) && !s.contains("://")
+        || s.starts_with(['/', '~'])
+        || s.starts_with("./")
+        || s.starts_with("../")
+    {
+        return Some(resolve(s));
+    }
+    if s.contains('/') && !s.contains("://") && !s.contains(char::is_whitespace) {
+        let t = resolve(s);
+        if t.in_project() || matches!(t.zone, paths::Zone::Home | paths::Zone::HomeTop) {
+            return Some(t);
+        }
+    }
+    None
+}
+
+/// Judges an MCP tool's arguments by what they are, wherever they are in its input: SQL in
+/// a `query`, paths a filesystem server writes, deletes or reads (whatever their key, in
+/// nested objects and arrays too), the cloud metadata service, and credentials sent away.
 fn mcp_arguments(
     server: &str,
     tool: &str,
@@ -552,17 +712,6 @@ fn mcp_arguments(
             continue;
         };
         let k = key.to_ascii_lowercase();
-        if sends && carries_secret(s) {
-            out.push(
-                &text,
-                Finding::new(
-                    Domain::Mcp,
-                    Risk::Critical,
-                    "exfiltration",
-                    format!("{server} {tool} sends a credential (in `{key}`) off the machine"),
-                ),
-            );
-        }
         if matches!(k.as_str(), "query" | "sql" | "statement" | "statements") {
             let lower = s.to_ascii_lowercase();
             let destroys = [
@@ -614,34 +763,70 @@ fn mcp_arguments(
                 );
             }
         }
-        let path_key = matches!(
+    }
+    let mut strings = Strings::default();
+    collect_strings(input, "", false, 0, &mut strings);
+    let mut sent_secret = false;
+    let mut metadata = false;
+    for &(key, s, content) in &strings.items {
+        if sends && !sent_secret && carries_secret(s) {
+            sent_secret = true;
+            out.push(
+                &text,
+                Finding::new(
+                    Domain::Mcp,
+                    Risk::Critical,
+                    "exfiltration",
+                    format!("{server} {tool} sends a credential (in `{key}`) off the machine"),
+                ),
+            );
+        }
+        if content {
+            continue;
+        }
+        let host_key = HOST_KEYS.contains(&key.to_ascii_lowercase().as_str());
+        let url_like = s.contains("://") && !s.contains(char::is_whitespace);
+        if !metadata
+            && (url_like && is_metadata_url(s) || host_key && super::url::is_metadata_host(s))
+        {
+            metadata = true;
+            out.push(&text, metadata_finding(&format!("{server} {tool} reaches")));
+        }
+        let Some(t) = path_in(s, key, ctx) else {
+            continue;
+        };
+        let k = key.to_ascii_lowercase();
+        let source_side = matches!(
             k.as_str(),
-            "path"
-                | "file_path"
-                | "filepath"
-                | "file"
-                | "filename"
-                | "source"
-                | "destination"
-                | "target"
-                | "dir"
-                | "directory"
-                | "new_path"
-                | "old_path"
-                | "from"
-                | "to"
-        );
-        if path_key && (s.starts_with('/') || s.starts_with('~') || s.starts_with('.')) {
-            let t = paths::target(paths::resolve(s, false, Some(ctx.cwd()), ctx), ctx);
-            let source_side = matches!(k.as_str(), "source" | "from" | "old_path");
-            let f = if deletes || moves && source_side {
-                policy::delete_finding(&t, &format!("{server} {tool} deletes"), true, ctx)
-            } else if writes || moves {
-                policy::write_finding(&t, &format!("{server} {tool} writes"))
-            } else {
-                policy::read_finding(&t, &format!("{server} {tool} reads"))
-            };
+            "source" | "sources" | "src" | "from" | "old_path" | "oldpath"
+        ) || k.starts_with("source")
+            || k.starts_with("old");
+        let f = if deletes || moves && source_side {
+            policy::delete_finding(&t, &format!("{server} {tool} deletes"), true, ctx)
+        } else if writes || moves {
+            policy::write_finding(&t, &format!("{server} {tool} writes"))
+        } else {
+            let t = paths::through_read_links(t, ctx);
+            policy::read_finding(&t, &format!("{server} {tool} reads"))
+        };
+        // Under a path key every path is said (as before); elsewhere only what matters.
+        if path_key(key) || f.risk >= Risk::High || f.kind >= Kind::Irreversible {
             out.push(&text, f);
         }
+    }
+    if strings.overflow {
+        out.push(
+            &text,
+            Finding::new(
+                Domain::Mcp,
+                Risk::High,
+                "mcp-arguments-unread",
+                format!(
+                    "{server} {tool} was given more than {MAX_STRINGS} strings or {} KiB of them (or nesting deeper than {MAX_DEPTH}): oath did not read them all",
+                    MAX_STRING_BYTES / 1024
+                ),
+            )
+            .kind(Kind::NotUnderstood),
+        );
     }
 }

@@ -226,9 +226,41 @@ pub fn parse(src: &str) -> Script {
 /// hook process). A 64 KiB line ([`MAX_INPUT`]) parses in ~25 ms.
 pub const PARSE_BUDGET: std::time::Duration = std::time::Duration::from_millis(250);
 
+thread_local! {
+    /// A line parsed at depth 0 and kept for the next parse of the same text
+    /// ([`keep_parsed`]): the classifier reads a line twice (what flows into files first,
+    /// then every command), and parses it once.
+    static KEPT: std::cell::RefCell<Option<(String, Script)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Keeps the script of `src` for the next [`parse`] of the same text on this thread (which
+/// takes it instead of parsing again).
+pub fn keep_parsed(src: &str, script: Script) {
+    KEPT.with(|k| *k.borrow_mut() = Some((src.to_owned(), script)));
+}
+
 /// Parses a command line found `depth` re-parses deep (the text of `bash -c`, `eval`, a
-/// here-string fed to a shell …).
+/// here-string fed to a shell …). A line kept by [`keep_parsed`] is not parsed again.
 pub fn parse_nested(src: &str, depth: usize) -> Script {
+    if depth == 0
+        && let Some(script) = KEPT.with(|k| {
+            let mut k = k.borrow_mut();
+            match k.take() {
+                Some((text, script)) if text == src => Some(script),
+                other => {
+                    *k = other;
+                    None
+                }
+            }
+        })
+    {
+        return script;
+    }
+    parse_uncached(src, depth)
+}
+
+fn parse_uncached(src: &str, depth: usize) -> Script {
     if depth > MAX_DEPTH {
         return Script::problem(Problem::TooDeep);
     }

@@ -14,6 +14,7 @@
 //! are.
 
 mod store;
+pub mod tainted;
 pub mod trust;
 
 pub use store::{

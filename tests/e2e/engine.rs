@@ -46,6 +46,7 @@ impl Engine {
             &self.env,
             &self.project,
             Some(&self.project.root),
+            None,
             &mut warnings,
         );
         assert!(warnings.is_empty(), "{warnings:?}");

@@ -34,6 +34,7 @@ mod report;
 mod safety;
 mod scripts;
 mod secrets;
+mod secrets_copied;
 mod secrets_corpus;
 mod sessions;
 mod startup;

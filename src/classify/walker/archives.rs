@@ -19,7 +19,10 @@ impl Walker<'_> {
     /// an option that runs a program given to tar is not followed.
     pub(super) fn h_tar(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
         let t = super::tar::parse(c.args());
-        if t.files.iter().any(|w| self.target(w).credential) {
+        if t.files
+            .iter()
+            .any(|w| self.carries_credentials(&self.target(w)))
+        {
             leaf.produces.secret = true;
         }
         // Options read from the environment: `TAR_OPTIONS` (any option, one that runs a
@@ -80,13 +83,39 @@ impl Walker<'_> {
                     .files
                     .iter()
                     .map(|w| self.target(w))
-                    .filter(|t| t.credential)
+                    .filter(|t| self.carries_credentials(t))
+                    .map(|t| self.as_credentials(t))
                     .collect();
                 if !secrets.is_empty() {
                     self.read_paths(c.t(), &secrets, "archives", leaf);
+                    // The archive holds them too.
+                    if let Some(o) = t.file.as_ref().filter(|o| o.text != "-") {
+                        let dest = self.target(o);
+                        self.taint(&c.s.text, &secrets[0], &dest);
+                    }
                 }
             }
             Op::None => self.unknown_archive_write(c),
+        }
+    }
+
+    /// The files an archive is made from: credentials among them are read, and the
+    /// archive holds them too.
+    fn archived(&mut self, c: &Handled<'_, '_, '_>, archive: &Word, files: &[&Word]) {
+        let secrets: Vec<Target> = files
+            .iter()
+            .map(|w| self.target(w))
+            .filter(|t| self.carries_credentials(t))
+            .map(|t| self.as_credentials(t))
+            .collect();
+        if secrets.is_empty() {
+            return;
+        }
+        let mut leaf = Leaf::default();
+        self.read_paths(c.t(), &secrets, "archives", &mut leaf);
+        if archive.text != "-" {
+            let dest = self.target(archive);
+            self.taint(&c.s.text, &secrets[0], &dest);
         }
     }
 
@@ -166,6 +195,18 @@ impl Walker<'_> {
             text: v.into(),
             ..a.clone()
         };
+        // `7z a ARCHIVE FILES…` (and `u`, update): credentials among the files are read, and
+        // the archive holds them (what else it does is judged below, as before).
+        if program.starts_with("7z") && matches!(first, Some("a" | "u")) {
+            let pos: Vec<&Word> = args
+                .iter()
+                .filter(|a| !a.text.starts_with('-'))
+                .skip(1)
+                .collect();
+            if let Some(archive) = pos.first() {
+                self.archived(c, archive, &pos[1..]);
+            }
+        }
         let dir = if program.starts_with("7z") {
             // 7z: `-oDIR`.
             args.iter().find_map(|a| {
@@ -279,8 +320,27 @@ impl Walker<'_> {
                 &format!("{name} filters stdin"),
             );
         }
+        let suffix = match name {
+            "gzip" | "pigz" => Some(".gz"),
+            "bzip2" | "pbzip2" => Some(".bz2"),
+            "xz" | "lzma" => Some(if name == "xz" { ".xz" } else { ".lzma" }),
+            "zstd" => Some(".zst"),
+            "lz4" => Some(".lz4"),
+            "brotli" => Some(".br"),
+            "compress" => Some(".Z"),
+            _ => None,
+        };
         for w in files {
             self.writes_file(c, w, "compresses or replaces");
+            // `gzip KEY` leaves `KEY.gz`, which holds the credentials.
+            let tg = self.target(w);
+            if let Some(sfx) = suffix
+                && tg.credential
+                && w.literal
+            {
+                let dest = self.target(&Word::lit(format!("{}{sfx}", w.text)));
+                self.taint(&c.s.text, &tg, &dest);
+            }
         }
     }
 
@@ -338,10 +398,23 @@ impl Walker<'_> {
         } else if letters.contains('p') {
             self.extract_into(c, pos.first());
         } else if letters.contains('o') {
-            match file {
-                Some(f) => self.writes_file(c, &f, "writes the archive"),
+            match &file {
+                Some(f) => self.writes_file(c, f, "writes the archive"),
                 None => self.act(c, Act::ShellHarmless, "filter", "cpio archives to stdout"),
             }
+            // The names it archives, when the line shows them (a here-document, or what
+            // `echo` or `printf` pipes in).
+            let names: Vec<Word> =
+                c.s.stdin_text
+                    .as_ref()
+                    .filter(|w| w.literal)
+                    .map(|w| w.text.clone())
+                    .or_else(|| c.stdin.and_then(|f| f.text.clone()))
+                    .map(|t| t.split_whitespace().map(Word::lit).collect())
+                    .unwrap_or_default();
+            let named: Vec<&Word> = names.iter().collect();
+            let dest = file.unwrap_or_else(|| Word::lit("-"));
+            self.archived(c, &dest, &named);
         } else {
             self.unknown_archive_write(c);
         }
@@ -401,6 +474,26 @@ impl Walker<'_> {
                 continue;
             }
             self.writes_file(c, w, "writes the archive");
+        }
+        // The files archived: the words after the archive (options and their values aside).
+        if let Some(a) = archive {
+            let from = args
+                .iter()
+                .position(|w| std::ptr::eq(w, a))
+                .map_or(args.len(), |i| i + 1);
+            let mut files: Vec<&Word> = Vec::new();
+            let mut it = args[from..].iter();
+            while let Some(w) = it.next() {
+                if VALUED.contains(&w.text.as_str()) {
+                    it.next();
+                } else if w.text == "-x" || w.text == "-i" {
+                    break;
+                } else if !w.text.starts_with('-') {
+                    files.push(w);
+                }
+            }
+            let dest = out.unwrap_or(a);
+            self.archived(c, dest, &files);
         }
         if archive.is_none() && out.is_none() {
             self.unknown_archive_write(c);

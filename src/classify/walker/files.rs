@@ -273,7 +273,7 @@ impl Walker<'_> {
         if remote_any {
             let secret = sources
                 .iter()
-                .any(|w| !is_remote(w) && self.target(w).credential);
+                .any(|w| !is_remote(w) && self.carries_credentials(&self.target(w)));
             let upload = dest.as_ref().is_some_and(is_remote);
             if secret && upload {
                 self.found(
@@ -376,10 +376,20 @@ impl Walker<'_> {
                 }
             }
         }
+        // Copying, moving or linking credentials reads them, wherever the copy goes.
+        let copy_verb = match name {
+            "mv" => "moves",
+            "ln" => "links",
+            "install" => "installs",
+            _ => "copies",
+        };
+        let mut copied: Vec<(&Word, Target)> = Vec::new();
         for w in &sources {
             let tg = self.target(w);
-            if tg.credential && dest.as_ref().is_some_and(|d| !self.target(d).in_project()) {
-                self.found(c, Effect::Read(tg), "read", "", "copies");
+            if self.carries_credentials(&tg) {
+                let tg = self.as_credentials(tg);
+                self.found(c, Effect::Read(tg.clone()), "read", "", copy_verb);
+                copied.push((w, tg));
             }
         }
         match &dest {
@@ -392,12 +402,7 @@ impl Walker<'_> {
                 };
                 // Into a folder, each source lands at `folder/its name`: that is what a
                 // protected file would be replaced by (`mv /tmp/settings.json .claude/`).
-                let into_dir = !sc.has(&["-T", "--no-target-directory"])
-                    && (sc.has(&["-t", "--target-directory"])
-                        || d.text.ends_with('/')
-                        || matches!(d.text.as_str(), "." | "..")
-                        || sources.len() > 1
-                        || tg.path.as_deref().is_some_and(std::path::Path::is_dir));
+                let into_dir = into_folder(sc, d, sources.len(), &tg);
                 // `cp -rT DIR dest`: the folder's contents become dest's.
                 if sc.has(&["-T", "--no-target-directory"])
                     && (tg.holds_protected || tg.path.as_deref() == Some(self.ctx.project_root()))
@@ -461,12 +466,47 @@ impl Walker<'_> {
                 self.push(c.t(), f);
             }
         }
+        // The copies hold the credentials too (`cp ~/.ssh/id_rsa k.txt && curl -T k.txt …`),
+        // once written (the write itself is judged as the folder it lands in).
+        let dest_into_dir = dest.as_ref().is_some_and(|d| {
+            let tg = self.target(d);
+            into_folder(sc, d, sources.len(), &tg)
+        });
+        for (w, tg) in copied {
+            let Some(d) = &dest else {
+                break;
+            };
+            let landing = if dest_into_dir {
+                let base = if name == "rsync" && w.text.ends_with('/') {
+                    ""
+                } else {
+                    w.text
+                        .trim_end_matches('/')
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or("")
+                };
+                if base.is_empty() || base == "." || base == ".." {
+                    d.clone()
+                } else {
+                    Word {
+                        text: format!("{}/{base}", d.text.trim_end_matches('/')),
+                        ..d.clone()
+                    }
+                }
+            } else {
+                d.clone()
+            };
+            let dt = self.target(&landing);
+            self.taint(&c.s.text, &tg, &dt);
+        }
     }
 
     /// dd: `of=` is written (a device is destroyed), `if=` read when it is a device or a
     /// credential.
     pub(super) fn h_dd(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
         let mut any = false;
+        let mut read_secret: Option<Target> = None;
         for a in c.args() {
             if let Some(v) = a.text.strip_prefix("of=") {
                 any = true;
@@ -486,7 +526,22 @@ impl Walker<'_> {
                 });
                 if tg.zone == Zone::Device || tg.credential {
                     leaf.produces.secret |= tg.credential;
+                    if tg.credential {
+                        read_secret = Some(tg.clone());
+                    }
                     self.found(c, Effect::Read(tg), "read", "", "dd reads");
+                }
+            }
+        }
+        // `dd if=KEY of=f`: f is a copy of the credentials.
+        if let Some(from) = read_secret {
+            for a in c.args() {
+                if let Some(v) = a.text.strip_prefix("of=") {
+                    let dest = self.target(&Word {
+                        text: v.to_owned(),
+                        ..a.clone()
+                    });
+                    self.taint(&c.s.text, &from, &dest);
                 }
             }
         }
@@ -540,6 +595,17 @@ impl Walker<'_> {
             self.push(c.t(), f);
         }
     }
+}
+
+/// Returns whether a copy puts its sources into the folder `d` (each at `d/its name`)
+/// rather than making `d` the copy.
+fn into_folder(sc: &super::super::args::Scan<'_>, d: &Word, sources: usize, tg: &Target) -> bool {
+    !sc.has(&["-T", "--no-target-directory"])
+        && (sc.has(&["-t", "--target-directory"])
+            || d.text.ends_with('/')
+            || matches!(d.text.as_str(), "." | "..")
+            || sources > 1
+            || tg.path.as_deref().is_some_and(std::path::Path::is_dir))
 }
 
 /// Returns whether a sed script runs shell commands: GNU sed's `e` command and the `e` flag

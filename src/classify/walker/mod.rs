@@ -13,7 +13,10 @@ mod gaps;
 mod net;
 mod patch;
 mod shells;
+mod taint;
 mod tar;
+
+pub(crate) use taint::classify_line;
 
 use std::path::PathBuf;
 
@@ -124,6 +127,8 @@ pub(crate) struct Walker<'a> {
     downloaded: Vec<PathBuf>,
     saw_dev_tcp: bool,
     saw_shell: bool,
+    /// Paths already looked up for a link to credentials, and where it leads.
+    links_seen: std::cell::RefCell<Vec<(PathBuf, Option<String>)>>,
 }
 
 /// Build tools' wrapper scripts a project carries (`./mvnw`, `./gradlew`): run from the
@@ -170,6 +175,7 @@ impl<'a> Walker<'a> {
             downloaded: Vec::new(),
             saw_dev_tcp: false,
             saw_shell: false,
+            links_seen: std::cell::RefCell::new(Vec::new()),
         }
     }
 
@@ -256,20 +262,11 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Resolves a word to the path it names.
+    /// Resolves a word to the path it names (`$HOME` is the home the context knows; other
+    /// variables are computed); a copy of credentials made on the line, or a link to them,
+    /// holds credentials.
     pub(crate) fn target(&self, w: &Word) -> Target {
-        if !w.literal
-            && (w.text.contains('$')
-                || w.text.contains('`')
-                || !w.subs.is_empty()
-                || w.text.starts_with('{'))
-        {
-            return paths::target(None, self.ctx);
-        }
-        paths::target(
-            paths::resolve(&w.text, !w.literal, self.cwd.as_deref(), self.ctx),
-            self.ctx,
-        )
+        self.marked(taint::resolve_word(w, self.cwd.as_deref(), self.ctx))
     }
 
     /// Returns the working directory as a target.

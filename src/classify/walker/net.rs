@@ -8,7 +8,10 @@ use super::super::effect::{Effect, Request};
 use super::super::pack::schema::Act;
 use super::super::paths::Zone;
 use super::super::sql::{self, Sql};
-use super::super::url::{is_loopback_url, payment_url, url_file_name, url_host, url_path_words};
+use super::super::url::{
+    is_loopback_url, is_metadata_host, is_metadata_url, metadata_finding, payment_url,
+    url_file_name, url_host, url_path_words,
+};
 use super::apply::Handled;
 use super::{Leaf, Walker};
 
@@ -62,6 +65,10 @@ const CURL_VALUED: &[&str] = &[
     "-E",
     "--key",
     "--resolve",
+    "--connect-to",
+    "--preproxy",
+    "--doh-url",
+    "--url-query",
     "--limit-rate",
     "--output-dir",
     "-U",
@@ -157,6 +164,22 @@ impl Walker<'_> {
             )
         };
         let mut urls: Vec<String> = sc.pos.iter().map(|w| w.text.clone()).collect();
+        // Every address the request may reach: its URLs (any positional word of httpie's),
+        // a proxy, and the addresses `--resolve` and `--connect-to` put behind a name.
+        let reaches_metadata = urls.iter().any(|u| is_metadata_url(u))
+            || sc
+                .values(&["--url", "-x", "--proxy", "--preproxy", "--doh-url"])
+                .any(|w| is_metadata_url(&w.text))
+            || sc.values(&["--resolve", "--connect-to"]).any(|w| {
+                host_fields(&w.text)
+                    .iter()
+                    .skip(1)
+                    .any(|h| is_metadata_host(h))
+            });
+        if reaches_metadata {
+            let f = metadata_finding(&format!("{name} fetches from"));
+            self.push(c.t(), f);
+        }
         if !(is_curl || is_wget) {
             // httpie: `http [METHOD] URL [items]`
             urls.retain(|u| {
@@ -193,12 +216,49 @@ impl Walker<'_> {
             &["-T", "--upload-file", "--post-file", "--body-file"]
         };
         let mut upload_files: Vec<Word> = sc.values(upload_opts).cloned().collect();
+        // Files whose content goes out without being an upload of them: the URLs wget
+        // requests (`-i FILE`), the headers curl sends (`-H @FILE`).
+        let mut sent_files: Vec<Word> = if is_wget {
+            sc.values(&["-i", "--input-file"]).cloned().collect()
+        } else {
+            Vec::new()
+        };
+        let header_files: Vec<Word> = if is_curl {
+            sc.values(&["-H", "--header"])
+                .filter_map(|w| {
+                    w.text.strip_prefix('@').map(|f| Word {
+                        text: f.to_owned(),
+                        ..w.clone()
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        sent_files.extend(header_files);
+        // httpie and xh: `@FILE` (the body), `field@FILE` (a form upload), `field=@FILE`,
+        // `field:=@FILE`, `Header:@FILE` (values read from the file).
+        if !(is_curl || is_wget) {
+            for w in &sc.pos {
+                if let Some(f) = httpie_file(&w.text) {
+                    upload_files.push(Word {
+                        text: f.to_owned(),
+                        ..(*w).clone()
+                    });
+                }
+            }
+        }
+        let urlencoded: Vec<&Word> = sc.values(&["--data-urlencode"]).collect();
         for v in &data_vals {
             let x = v.text.as_str();
+            let named_file = urlencoded.iter().any(|u| std::ptr::eq(*u, *v))
+                && x.find('@').is_some_and(|i| !x[..i].contains('='));
             let file = if let Some(f) = x.strip_prefix('@') {
                 Some(f)
             } else if let Some(i) = x.find("=@") {
                 Some(&x[i + 2..])
+            } else if named_file {
+                x.find('@').map(|i| &x[i + 1..])
             } else {
                 x.find("=<").map(|i| &x[i + 2..])
             };
@@ -228,13 +288,17 @@ impl Walker<'_> {
                 "GET".into()
             }
         });
-        let secret_upload = upload_files.iter().any(|w| {
-            if w.text == "-" {
-                stdin.is_some_and(|f| f.secret)
-            } else {
-                self.target(w).credential
-            }
-        }) || self.words_read_secrets(args);
+        let secret_file = upload_files
+            .iter()
+            .chain(&sent_files)
+            .filter(|w| w.text != "-")
+            .map(|w| self.target(w))
+            .find(|t| self.carries_credentials(t));
+        let secret_upload = secret_file.is_some()
+            || upload_files
+                .iter()
+                .any(|w| w.text == "-" && stdin.is_some_and(|f| f.secret))
+            || self.words_read_secrets(args);
         let loopback = !urls.is_empty() && urls.iter().all(|u| is_loopback_url(u));
         // Where the download goes.
         let out_file = if is_curl {
@@ -254,13 +318,14 @@ impl Walker<'_> {
             sc.value(&["-o", "--output"]).cloned()
         };
         if secret_upload {
-            self.found(
-                c,
-                Effect::Exfiltrate,
-                "exfiltration",
-                &format!("{name} sends credentials off the machine"),
-                "",
-            );
+            let what = match &secret_file {
+                Some(t) => format!(
+                    "{name} uploads {}: it sends credentials off the machine",
+                    t.shown()
+                ),
+                None => format!("{name} sends credentials off the machine"),
+            };
+            self.found(c, Effect::Exfiltrate, "exfiltration", &what, "");
         } else {
             let request = Request {
                 method,
@@ -418,4 +483,47 @@ impl Walker<'_> {
             ),
         }
     }
+}
+
+/// Returns the file an httpie or xh request item reads: `@FILE` (the body), `field@FILE`
+/// (a form upload), `field=@FILE` and `field:=@FILE` (a value read from it),
+/// `Header:@FILE`. The first separator decides (`email=a@b` is a plain value).
+fn httpie_file(item: &str) -> Option<&str> {
+    if let Some(f) = item.strip_prefix('@') {
+        return Some(f);
+    }
+    let i = item.find([':', '=', '@'])?;
+    let rest = &item[i..];
+    if let Some(f) = rest.strip_prefix('@') {
+        return Some(f);
+    }
+    rest.strip_prefix("=@")
+        .or_else(|| rest.strip_prefix(":=@"))
+        .or_else(|| rest.strip_prefix(":@"))
+        .filter(|f| !f.is_empty())
+}
+
+/// Splits `--resolve HOST:PORT:ADDR[,ADDR]` and `--connect-to H1:P1:H2:P2` into their
+/// hosts and addresses (bracketed IPv6 kept whole, a leading `+` or `-` dropped).
+fn host_fields(v: &str) -> Vec<String> {
+    let v = v.trim_start_matches(['+', '-']);
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut bracket = false;
+    for ch in v.chars() {
+        match ch {
+            '[' => {
+                bracket = true;
+                cur.push(ch);
+            }
+            ']' => {
+                bracket = false;
+                cur.push(ch);
+            }
+            ':' | ',' if !bracket => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(ch),
+        }
+    }
+    out.push(cur);
+    out
 }

@@ -60,8 +60,35 @@ impl Walker<'_> {
             }
         }
         if i >= args.len() {
-            leaf.produces.secret = true;
-            self.act(c, Act::ShellHarmless, "print-env", "prints the environment");
+            // Without `-i`, what it prints is every variable: secrets (tokens, keys) with them.
+            let emptied = args
+                .iter()
+                .any(|a| matches!(a.text.as_str(), "-i" | "--ignore-environment" | "-"));
+            if emptied {
+                self.act(
+                    c,
+                    Act::ShellHarmless,
+                    "print-env",
+                    "prints the variables it is given",
+                );
+            } else {
+                leaf.produces.secret = true;
+                if prints_to_agent(c.s, self) {
+                    self.act(
+                        c,
+                        Act::SecretsRead,
+                        "print-env",
+                        "prints the whole environment, secrets included",
+                    );
+                } else {
+                    self.act(
+                        c,
+                        Act::ShellHarmless,
+                        "print-env",
+                        "prints the environment into a file",
+                    );
+                }
+            }
             return;
         }
         let got = self.command(c.s, &args[i..], c.depth, c.stdin, c.mods);
@@ -492,6 +519,22 @@ impl Walker<'_> {
     /// `echo` and `printf`: the text they print flows to the next command.
     pub(super) fn h_print(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
         let (name, args) = (c.name, c.args());
+        if matches!(name, "printenv" | "set" | "declare" | "export" | "typeset") {
+            return self.h_variables(c, leaf);
+        }
+        // A variable whose name says it holds a secret, printed where the agent reads it.
+        if let Some(v) = args
+            .iter()
+            .filter(|a| !a.literal)
+            .find_map(|a| super::super::secret_vars::secret_in(&a.text))
+        {
+            leaf.produces.secret = true;
+            if prints_to_agent(c.s, self) {
+                let why = format!("{name} prints ${v}, a variable that holds a secret");
+                self.act(c, Act::SecretsRead, "print-secret", &why);
+                return;
+            }
+        }
         if args.iter().all(|a| a.literal) {
             let mut texts: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
             if name == "echo" {
@@ -524,6 +567,74 @@ impl Walker<'_> {
             "print",
             &format!("{name} prints text"),
         );
+    }
+
+    /// printenv, set, declare, export, typeset: printing the whole environment, or a
+    /// variable whose name says it holds a secret, reads secrets; setting variables or shell
+    /// options, or printing others, is harmless.
+    fn h_variables(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        use super::super::secret_vars::is_secret_variable;
+        let (name, args) = (c.name, c.args());
+        let flags: String = args
+            .iter()
+            .filter(|a| a.text.starts_with('-') && !a.text.starts_with("--") && a.text.len() > 1)
+            .flat_map(|a| a.text[1..].chars())
+            .collect();
+        let names: Vec<&Word> = args
+            .iter()
+            .filter(|a| !a.text.starts_with('-') && !a.text.starts_with('+'))
+            .collect();
+        let dump = match name {
+            // `printenv [-0]`: every variable.
+            "printenv" => names.is_empty(),
+            // `set` alone prints every variable (with options, it sets them).
+            "set" => args.is_empty(),
+            // `export`, `export -p`.
+            "export" => names.is_empty() && flags.chars().all(|f| f == 'p'),
+            // `declare`, `declare -p`, `declare -x`: variables and values (not `-f`, `-F`:
+            // functions).
+            _ => names.is_empty() && !flags.contains(['f', 'F']),
+        };
+        let printed = if dump {
+            Some("the whole environment, secrets included".to_owned())
+        } else {
+            let prints = match name {
+                "printenv" => true,
+                "declare" | "typeset" | "export" => flags.contains('p'),
+                _ => false,
+            };
+            names
+                .iter()
+                .map(|w| w.text.split('=').next().unwrap_or(""))
+                .find(|n| prints && is_secret_variable(n))
+                .map(|n| format!("${n}, a variable that holds a secret"))
+        };
+        match printed {
+            Some(what) => {
+                leaf.produces.secret = true;
+                if prints_to_agent(c.s, self) {
+                    self.act(
+                        c,
+                        Act::SecretsRead,
+                        "print-secret",
+                        &format!("{name} prints {what}"),
+                    );
+                } else {
+                    self.act(
+                        c,
+                        Act::ShellHarmless,
+                        "harmless",
+                        &format!("{name} prints {what} into a file"),
+                    );
+                }
+            }
+            None => self.act(
+                c,
+                Act::ShellHarmless,
+                "harmless",
+                &format!("{name} only reads state or prints"),
+            ),
+        }
     }
 
     /// `alias NAME=BODY`: each body is classified as if it ran.
@@ -825,4 +936,21 @@ fn awk_print_targets(prog: &str) -> Vec<String> {
         rest = &rest[i + 5..];
     }
     out
+}
+
+/// Returns whether what a command prints reaches the agent: its output is not redirected to
+/// a file or thrown away (`> /dev/null`). A pipe is the agent's too: oath does not follow
+/// what the next command does with it.
+fn prints_to_agent(s: &Simple, w: &Walker<'_>) -> bool {
+    !s.redirects.iter().any(|r| {
+        matches!(r.kind, RedirectKind::Write | RedirectKind::Append)
+            && matches!(r.fd, None | Some(1))
+            && {
+                let t = w.target(&r.target);
+                t.zone != paths::Zone::Harmless
+                    || t.path.as_deref().is_some_and(|p| {
+                        matches!(p.to_str(), Some("/dev/null" | "/dev/zero" | "/dev/full"))
+                    })
+            }
+    })
 }
