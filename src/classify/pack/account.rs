@@ -76,8 +76,9 @@ pub(crate) struct Accounting {
 pub(crate) fn gaps(d: &Descent<'_>, args: &[Word], applied: &[(&Rule, &View<'_>)]) -> Accounting {
     let mut marks = Marks(vec![Role::None; args.len()]);
     let mut unknown_options = Vec::new();
+    // The words of the command's grammar are no file.
     for &i in &d.sub_index {
-        marks.set(i);
+        marks.text(i);
     }
     let deepest = d.levels.len().saturating_sub(1);
     let mut any = false;
@@ -94,7 +95,7 @@ pub(crate) fn gaps(d: &Descent<'_>, args: &[Word], applied: &[(&Rule, &View<'_>)
         // vm delete`: `vm`) name what the command acts on.
         if depth < deepest {
             for &i in &v.scan.pos_index {
-                marks.set(v.offset + i);
+                marks.text(v.offset + i);
             }
         }
         // Where any option is a parameter, the words after the first option are values.

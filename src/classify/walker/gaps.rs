@@ -132,7 +132,10 @@ impl Walker<'_> {
             if let Some(h) = metadata_host(c) {
                 return Some(Exposed::Metadata(h));
             }
-            if !w.literal || c.is_empty() || c.starts_with('-') || c.contains("://") {
+            // A bare word (`secret`, `get-token`) is a name, not a file: only a word written
+            // as a path is looked up.
+            if !w.literal || c.is_empty() || c.starts_with('-') || c.contains("://") || !path_like(c)
+            {
                 continue;
             }
             let t = self.target(&Word::lit(c));
@@ -202,6 +205,17 @@ impl Walker<'_> {
             self.push(&s.text, f);
         }
     }
+}
+
+/// Returns whether a word is written as a path: with a folder, from the home, relative with
+/// a dot, or a file name with an extension.
+fn path_like(t: &str) -> bool {
+    t.contains('/')
+        || t.starts_with('~')
+        || t.starts_with('.')
+        || t.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty() && !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        })
 }
 
 /// Returns whether a path is a system folder itself or lies in one whose files configure the
