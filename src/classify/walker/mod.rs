@@ -7,6 +7,7 @@
 
 mod apply;
 mod archives;
+mod databases;
 mod envvars;
 mod files;
 mod gaps;

@@ -5,9 +5,7 @@ use crate::shell::Word;
 
 use super::super::args::scan;
 use super::super::effect::{Effect, Request};
-use super::super::pack::schema::Act;
 use super::super::paths::Zone;
-use super::super::sql::{self, Sql};
 use super::super::url::{
     is_loopback_url, is_metadata_host, is_metadata_url, metadata_finding, payment_url,
     url_file_name, url_host, url_path_words,
@@ -390,97 +388,6 @@ impl Walker<'_> {
                     }
                 }
             }
-        }
-    }
-
-    /// Database clients: the statements they are given (in arguments, option values or on
-    /// stdin), judged by what they do ([`sql::judge`]); without any, a session.
-    pub(super) fn h_sql(&mut self, c: &Handled<'_, '_, '_>) {
-        let name = c.name;
-        let args = c.args();
-        let flag = |names: &[&str]| args.iter().any(|a| names.contains(&a.text.as_str()));
-        // SQL text: quoted arguments or ones with spaces, `--execute=…`-style values, stdin.
-        let mut texts: Vec<String> = args
-            .iter()
-            .filter(|a| (a.quoted || a.text.contains(' ')) && !a.text.starts_with('-'))
-            .map(|a| a.text.clone())
-            .collect();
-        for a in args {
-            for prefix in ["--execute=", "--command=", "--eval=", "-cmd="] {
-                if let Some(v) = a.text.strip_prefix(prefix) {
-                    texts.push(v.to_owned());
-                }
-            }
-        }
-        if let Some(w) = &c.s.stdin_text {
-            texts.push(w.text.clone());
-        }
-        // A command given as words (`redis-cli FLUSHALL`, `redis-cli -n 1 DEL k`, `sqlite3 db
-        // .shell`): the words together, and each alone.
-        let words: Vec<&str> = args
-            .iter()
-            .map(|a| a.text.as_str())
-            .filter(|t| !t.starts_with('-'))
-            .collect();
-        if texts.is_empty() {
-            for i in 0..words.len() {
-                let joined = words[i..].join(" ");
-                if sql::looks_like(&joined) {
-                    texts.push(joined);
-                }
-            }
-        }
-        let help = flag(&[
-            "--help",
-            "-help",
-            "-?",
-            "--version",
-            "-version",
-            "-V",
-            "-l",
-            "--list",
-        ]) && args.len() <= 3;
-        let read_only = flag(&["-readonly", "--readonly", "-safe", "--safe"]);
-        let judged = texts.iter().map(|t| sql::judge(t)).max();
-        let verdict = match judged {
-            Some(Sql::Outside) => Sql::Outside,
-            _ if help || read_only => Sql::Read,
-            Some(v) => v,
-            None => Sql::Change,
-        };
-        match verdict {
-            Sql::Outside => self.act(
-                c,
-                Act::ShellUnknownCode,
-                "database-outside",
-                &format!(
-                    "{name} is given statements that reach outside the database (run programs, load native code, read or write files)"
-                ),
-            ),
-            Sql::Destroy => self.act(
-                c,
-                Act::DatabaseDestroy,
-                "database-destructive",
-                &format!("{name} drops, truncates or deletes data, or ends sessions"),
-            ),
-            Sql::Read => self.act(
-                c,
-                Act::DatabaseRead,
-                "database-read",
-                &format!("{name} only reads (help, a listing, or queries that only select)"),
-            ),
-            Sql::Change if judged.is_some() => self.act(
-                c,
-                Act::DatabaseChange,
-                "database",
-                &format!("{name} changes data"),
-            ),
-            Sql::Change => self.act(
-                c,
-                Act::DatabaseChange,
-                "database",
-                &format!("{name} talks to a database"),
-            ),
         }
     }
 }
