@@ -339,11 +339,16 @@ impl Baker {
             Some(s) => format!("Some({})", self.sel(s)),
             None => "None".into(),
         };
-        let (command, shell, file, code) =
-            (sel(&r.command), sel(&r.shell), sel(&r.file), sel(&r.code));
+        let (command, shell, file, code, sql) = (
+            sel(&r.command),
+            sel(&r.shell),
+            sel(&r.file),
+            sel(&r.code),
+            sel(&r.sql),
+        );
         let until = self.strs(&r.until);
         format!(
-            "Run {{ command: {command}, shell: {shell}, file: {file}, code: {code}, skip: {}, until: {until}, elevated: {}, input_args: {} }}",
+            "Run {{ command: {command}, shell: {shell}, file: {file}, code: {code}, sql: {sql}, skip: {}, until: {until}, elevated: {}, input_args: {} }}",
             r.skip, r.elevated, r.input_args
         )
     }

@@ -22,6 +22,36 @@ pub(crate) enum Sql {
     Outside,
 }
 
+/// Returns the act a verdict is, with its rule id and what it does (after `who`, the
+/// program or tool that is given the statements).
+pub(crate) fn act(v: Sql, who: &str) -> (super::pack::schema::Act, &'static str, String) {
+    use super::pack::schema::Act;
+    match v {
+        Sql::Outside => (
+            Act::ShellUnknownCode,
+            "database-outside",
+            format!(
+                "{who} is given statements that reach outside the database (run programs, load native code, read or write files)"
+            ),
+        ),
+        Sql::Destroy => (
+            Act::DatabaseDestroy,
+            "database-destructive",
+            format!("{who} drops, truncates or deletes data, or ends sessions"),
+        ),
+        Sql::Read => (
+            Act::DatabaseRead,
+            "database-read",
+            format!("{who} only reads (help, a listing, or queries that only select)"),
+        ),
+        Sql::Change => (
+            Act::DatabaseChange,
+            "database",
+            format!("{who} changes data"),
+        ),
+    }
+}
+
 /// Returns what a text of statements does.
 pub(crate) fn judge(text: &str) -> Sql {
     let mut worst = Sql::Read;

@@ -232,6 +232,7 @@ fn effect_sels(r: &Rule) -> impl Iterator<Item = &Sel> {
         run.and_then(|x| x.shell.as_ref()),
         run.and_then(|x| x.file.as_ref()),
         run.and_then(|x| x.code.as_ref()),
+        run.and_then(|x| x.sql.as_ref()),
     ]
     .into_iter()
     .flatten()

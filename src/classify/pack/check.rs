@@ -164,12 +164,12 @@ fn check_rule(r: &Rule, at: &str, valued: &[&str], out: &mut Vec<Problem>) {
         problem("`verb` qualifies a path effect (read, write, delete, chmod, wipe)");
     }
     if let Some(run) = &r.run {
-        let kinds = [&run.command, &run.shell, &run.file, &run.code]
+        let kinds = [&run.command, &run.shell, &run.file, &run.code, &run.sql]
             .iter()
             .filter(|k| k.is_some())
             .count();
         if kinds != 1 {
-            problem("`run` names exactly one of command, shell, file or code");
+            problem("`run` names exactly one of command, shell, file, code or sql");
         }
     }
     if let Some(c) = &r.when {

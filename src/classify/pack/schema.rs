@@ -583,6 +583,10 @@ pub struct Run {
     /// Code in the entry's `lang` (`python -c CODE`, `node -e CODE`).
     #[serde(default)]
     pub code: Option<Sel>,
+    /// Database statements (`aws athena start-query-execution --query-string SQL`, `bq query
+    /// SQL`): judged by what they do, as a database client's are.
+    #[serde(default)]
+    pub sql: Option<Sel>,
     /// The command is skipped this many words in (`timeout 5 CMD`, `flock FILE CMD`).
     #[serde(default)]
     pub skip: u8,

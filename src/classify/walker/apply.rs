@@ -546,6 +546,30 @@ impl Walker<'_> {
                 self.code(s, &w, lang, depth);
             }
         }
+        if let Some(sel) = &run.sql {
+            for w in pack::select(sel, level).into_iter().flatten() {
+                let (effect, id, explain) = if w.literal {
+                    let (a, id, explain) =
+                        super::super::sql::act(super::super::sql::judge(&w.text), place.name);
+                    (Effect::Act(a), id, explain)
+                } else {
+                    (
+                        Effect::NotUnderstood,
+                        "database-computed",
+                        format!(
+                            "{} is given statements computed at run time: oath cannot tell what they do",
+                            place.name
+                        ),
+                    )
+                };
+                let mut f = self.own(&effect, id, &explain, "");
+                if self.ctx.details() {
+                    f.effect = Some(effect.to_string());
+                    f.source = Some(source.to_owned());
+                }
+                self.push(&s.text, f);
+            }
+        }
     }
 
     /// Runs a handler.

@@ -94,39 +94,16 @@ impl Walker<'_> {
             Some(v) => v,
             None => Sql::Change,
         };
-        match verdict {
-            Sql::Outside => self.act(
-                c,
-                Act::ShellUnknownCode,
-                "database-outside",
-                &format!(
-                    "{name} is given statements that reach outside the database (run programs, load native code, read or write files)"
-                ),
-            ),
-            Sql::Destroy => self.act(
-                c,
-                Act::DatabaseDestroy,
-                "database-destructive",
-                &format!("{name} drops, truncates or deletes data, or ends sessions"),
-            ),
-            Sql::Read => self.act(
-                c,
-                Act::DatabaseRead,
-                "database-read",
-                &format!("{name} only reads (help, a listing, or queries that only select)"),
-            ),
-            Sql::Change if judged.is_some() => self.act(
-                c,
-                Act::DatabaseChange,
-                "database",
-                &format!("{name} changes data"),
-            ),
-            Sql::Change => self.act(
+        if judged.is_none() && verdict == Sql::Change {
+            self.act(
                 c,
                 Act::DatabaseChange,
                 "database",
                 &format!("{name} talks to a database"),
-            ),
+            );
+        } else {
+            let (a, id, explain) = sql::act(verdict, name);
+            self.act(c, a, id, &explain);
         }
     }
 }

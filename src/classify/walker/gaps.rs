@@ -134,7 +134,11 @@ impl Walker<'_> {
             }
             // A bare word (`secret`, `get-token`) is a name, not a file: only a word written
             // as a path is looked up.
-            if !w.literal || c.is_empty() || c.starts_with('-') || c.contains("://") || !path_like(c)
+            if !w.literal
+                || c.is_empty()
+                || c.starts_with('-')
+                || c.contains("://")
+                || !path_like(c)
             {
                 continue;
             }
