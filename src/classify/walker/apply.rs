@@ -15,6 +15,7 @@ use super::super::pack::{self, Descent, Facts, Found, Level, View};
 use super::super::paths::{Target, Zone};
 use super::super::policy::{self, Said};
 use super::super::rule::Finding;
+use super::gaps::Who;
 use super::{Flow, Leaf, Mods, Walker};
 
 /// Where a rule was found, for effects and messages.
@@ -154,7 +155,12 @@ impl Walker<'_> {
             if !own_grammar(h) {
                 let chain: Vec<_> = d.levels[..=i].iter().map(|l| l.entry).collect();
                 let gaps = pack::account::unknown_options(&chain, &level.own);
-                self.unaccounted(s, &place.command(), found.pack, args, &gaps, from, depth);
+                let name = place.command();
+                let who = Who {
+                    name: &name,
+                    pack: found.pack,
+                };
+                self.unaccounted(s, who, args, &gaps, from, depth);
             }
             return leaf;
         }
@@ -212,7 +218,11 @@ impl Walker<'_> {
         }
         let accounted = pack::account::gaps(&d, args, &applied);
         let command = place.command();
-        self.unaccounted(s, &command, found.pack, args, &accounted.gaps, from, depth);
+        let who = Who {
+            name: &command,
+            pack: found.pack,
+        };
+        self.unaccounted(s, who, args, &accounted.gaps, from, depth);
         self.data_words(s, &command, args, &accounted.data);
         leaf
     }

@@ -12,6 +12,13 @@ use super::super::rule::Finding;
 use super::super::{Domain, Kind, Risk};
 use super::Walker;
 
+/// The command a gap is in, as explanations name it, and the pack that describes it.
+#[derive(Clone, Copy)]
+pub(super) struct Who<'a> {
+    pub name: &'a str,
+    pub pack: &'a str,
+}
+
 impl Walker<'_> {
     /// Pushes, for a command some of whose words no rule accounts for, the finding that it
     /// is partly understood (in the domain of the worst finding the command made so far,
@@ -19,13 +26,13 @@ impl Walker<'_> {
     pub(super) fn unaccounted(
         &mut self,
         s: &Simple,
-        name: &str,
-        pack: &str,
+        who: Who<'_>,
         args: &[Word],
         gaps: &[Gap],
         from: usize,
         depth: usize,
     ) {
+        let Who { name, pack } = who;
         if gaps.is_empty() {
             return;
         }
