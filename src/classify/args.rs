@@ -278,12 +278,22 @@ pub(crate) fn scan_with<'w>(
                 });
                 break;
             }
+            // `-p*` among the flags: the value, if any, is glued (mysql's `-pPASSWORD`; a
+            // bare `-p` asks for it).
+            let rest = &cluster[k + c.len_utf8()..];
+            let glued = !rest.is_empty()
+                && flags
+                    .iter()
+                    .any(|f| f.strip_suffix('*').is_some_and(|f| name.is(f)));
             s.opts.push(Opt {
                 name,
-                value: None,
+                value: glued.then(|| part(rest)),
                 index,
                 value_index: None,
             });
+            if glued {
+                break;
+            }
         }
         i += 1;
     }
@@ -296,6 +306,23 @@ mod tests {
 
     fn words(line: &str) -> Vec<Word> {
         line.split(' ').map(Word::lit).collect()
+    }
+
+    #[test]
+    fn a_flag_with_a_glued_value_takes_only_what_is_glued() {
+        let args = words("-u app -pS3cret db -p");
+        let sc = scan_with(&args, &["-u"], &["-p", "-p*"], false, false);
+        let p: Vec<_> = sc
+            .opts
+            .iter()
+            .filter(|o| o.name.is("-p"))
+            .map(|o| o.value.as_ref().map(|v| v.text.clone()))
+            .collect();
+        assert_eq!(p, [Some("S3cret".to_owned()), None]);
+        assert_eq!(
+            sc.pos.iter().map(|w| w.text.as_str()).collect::<Vec<_>>(),
+            ["db"]
+        );
     }
 
     #[test]

@@ -202,7 +202,16 @@ fn unexplained(words: &[String], said: Said<'_>) -> Finding {
     let mut list: Vec<String> = words
         .iter()
         .take(SHOWN)
-        .map(|w| format!("`{}`", w.chars().take(60).collect::<String>()))
+        // Redacted before it is cut: a secret among the words never reaches the text whole
+        // or in part.
+        .map(|w| {
+            let w = crate::redact::redact_str(w);
+            let mut cut: String = w.chars().take(60).collect();
+            if cut.len() < w.len() {
+                cut.push('…');
+            }
+            format!("`{cut}`")
+        })
         .collect();
     if words.len() > SHOWN {
         list.push(format!("{} more", words.len() - SHOWN));

@@ -99,12 +99,13 @@ fn thirty_reads_do_not_unlock_a_medium_container_command() {
         .enumerate()
     {
         let p = pre(&env, &format!("toolu_run{n}"), command);
-        assert_eq!(
-            (p["domain"].as_str(), p["risk_category"].as_str()),
-            (Some("container"), Some("medium")),
+        // A run is medium; one given a host device is more (irreversible, high).
+        assert_eq!(p["domain"], "container", "{p}");
+        assert!(
+            matches!(p["risk_category"].as_str(), Some("medium" | "high")),
             "{p}"
         );
-        // Decided by the medium level, which reads never raised.
+        // Decided by its own level, which reads never raised.
         assert_eq!(p["trust_score_before"], 0.3, "{p}");
         assert_ne!(p["decision"], "allow", "{command} allowed by 30 reads: {p}");
     }
@@ -120,10 +121,8 @@ fn thirty_reads_do_not_unlock_a_medium_container_command() {
         "toolu_debug",
         "kubectl debug node/x -it --image=busybox",
     );
-    assert_eq!(
-        (p["domain"].as_str(), p["risk_category"].as_str()),
-        (Some("infra"), Some("medium"))
-    );
+    // Working inside a node's host is more than a read, whatever level decides it.
+    assert_ne!(p["risk_category"], "low", "{p}");
     assert_ne!(p["decision"], "allow", "{p}");
 }
 

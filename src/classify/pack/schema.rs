@@ -51,7 +51,8 @@ pub struct Entry {
     /// hold for the subcommands below too. With `valued`, the options named in rules'
     /// conditions and selections and `--help`, they are every option the entry knows: any
     /// other option is a word no rule accounts for, and the command is only partly
-    /// understood (never allowed).
+    /// understood (never allowed). A short flag written `-p*` takes a value only when it is
+    /// glued to it (mysql's `-pPASSWORD`); list the bare `-p` as well.
     #[serde(default)]
     pub flags: List<Str>,
     /// Which options are known: the ones listed (default), or any (`any`: every option only

@@ -198,7 +198,12 @@ impl Walker<'_> {
                     "`{name} {}`: the {} pack has no rule for this",
                     d.sub, found.pack
                 );
-                let words = args.iter().map(|w| w.text.clone()).collect();
+                let run: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+                let words = if run.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![super::gaps::shown(name, &run.join(" "))]
+                };
                 let f = self.own(
                     &Effect::Unexplained(words),
                     "unknown-program",

@@ -49,10 +49,10 @@ impl Walker<'_> {
             }
             return;
         }
-        let words: Vec<String> = gaps
-            .iter()
-            .filter_map(|g| args.get(g.index))
-            .map(|w| w.text.clone())
+        let program = name.split(' ').next().unwrap_or(name);
+        let words = runs(args, gaps)
+            .into_iter()
+            .map(|r| shown(program, &r))
             .collect();
         let explain = if gaps.iter().all(|g| g.option) {
             format!("`{name}` with options the {pack} pack does not describe")
@@ -299,6 +299,39 @@ fn secret_name(name: &str) -> bool {
         || n.ends_with("_KEY")
         || n.ends_with("_DSN")
         || n.ends_with("DATABASE_URL")
+}
+
+/// Returns the unaccounted words as runs: neighbours in the command are one run, as they
+/// were written (`set aws_secret_access_key VALUE`), so that what the run says is read as
+/// the command says it, by a person and by the redaction of what oath writes.
+fn runs(args: &[Word], gaps: &[Gap]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut last: Option<usize> = None;
+    for g in gaps {
+        let Some(w) = args.get(g.index) else { continue };
+        match out.last_mut() {
+            Some(run) if last.is_some_and(|l| l + 1 == g.index) => {
+                run.push(' ');
+                run.push_str(&w.text);
+            }
+            _ => out.push(w.text.clone()),
+        }
+        last = Some(g.index);
+    }
+    out
+}
+
+/// Returns a run of a program's words as oath shows and writes it: redacted as the words of
+/// that program are (`-pPASSWORD` is a password to mysql, not in general).
+pub(super) fn shown(program: &str, run: &str) -> String {
+    let whole = format!("{program} {run}");
+    match crate::redact::redact_str(&whole) {
+        std::borrow::Cow::Borrowed(_) => run.to_owned(),
+        std::borrow::Cow::Owned(r) => r
+            .strip_prefix(program)
+            .map(|r| r.trim_start().to_owned())
+            .unwrap_or(r),
+    }
 }
 
 #[cfg(test)]

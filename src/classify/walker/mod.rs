@@ -450,6 +450,12 @@ impl<'a> Walker<'a> {
         ) {
             self.assignment_words(s, &argv[1..], depth);
         }
+        if matches!(
+            name,
+            "set" | "export" | "declare" | "typeset" | "local" | "readonly"
+        ) {
+            self.printed_variables(s, name, &argv[1..]);
+        }
         let both = super::pack::lookup_both(self.ctx.user_packs(), name);
         match (both.builtin, both.user) {
             (Some(b), Some(u)) => self.apply_both(s, name, b, u, &argv[1..], depth, stdin, mods),
@@ -458,7 +464,12 @@ impl<'a> Walker<'a> {
             }
             (None, None) => {
                 let why = format!("runs `{name}`, a program no pack describes");
-                let words = argv[1..].iter().map(|w| w.text.clone()).collect();
+                let run: Vec<&str> = argv[1..].iter().map(|w| w.text.as_str()).collect();
+                let words = if run.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![gaps::shown(name, &run.join(" "))]
+                };
                 let f = self.own(&Effect::Unexplained(words), "unknown-program", &why, "");
                 self.push(&s.text, f);
                 for w in &argv[1..] {
@@ -471,8 +482,9 @@ impl<'a> Walker<'a> {
 
     /// Classifies a command both a built-in pack and a user's pack describe: a user pack adds
     /// knowledge and never removes protection. Every effect either states is kept (the worst
-    /// decides); the command is partly understood only when neither accounts for all its
-    /// words (the words one could not place are still checked).
+    /// decides), except that where one side accounts for every word and the other does not,
+    /// the other's reversible guesses give way; the command is partly understood only when
+    /// neither accounts for all its words (the words one could not place are still checked).
     #[allow(clippy::too_many_arguments)]
     fn apply_both(
         &mut self,
@@ -505,10 +517,14 @@ impl<'a> Walker<'a> {
             } else {
                 (mid, self.out.items.len())
             };
+            // The side that understands only part of the command guessed the rest: its
+            // reversible findings give way to the other side's reading; what it holds (a
+            // catastrophic, irreversible or not understood finding) is kept.
+            let guess = |f: &Finding| partly(f) || f.kind == super::Kind::Reversible;
             let mut i = from;
             let mut end = to;
             while i < end {
-                if partly(&self.out.items[i].1) {
+                if guess(&self.out.items[i].1) {
                     self.out.items.remove(i);
                     end -= 1;
                 } else {

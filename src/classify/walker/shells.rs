@@ -519,7 +519,7 @@ impl Walker<'_> {
     /// `echo` and `printf`: the text they print flows to the next command.
     pub(super) fn h_print(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
         let (name, args) = (c.name, c.args());
-        if matches!(name, "printenv" | "set" | "declare" | "export" | "typeset") {
+        if name == "printenv" {
             return self.h_variables(c, leaf);
         }
         // A variable whose name says it holds a secret, printed where the agent reads it.
@@ -569,47 +569,11 @@ impl Walker<'_> {
         );
     }
 
-    /// printenv, set, declare, export, typeset: printing the whole environment, or a
-    /// variable whose name says it holds a secret, reads secrets; setting variables or shell
-    /// options, or printing others, is harmless.
+    /// printenv: printing the whole environment, or a variable whose name says it holds a
+    /// secret, reads secrets; printing others is harmless.
     fn h_variables(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
-        use super::super::secret_vars::is_secret_variable;
         let (name, args) = (c.name, c.args());
-        let flags: String = args
-            .iter()
-            .filter(|a| a.text.starts_with('-') && !a.text.starts_with("--") && a.text.len() > 1)
-            .flat_map(|a| a.text[1..].chars())
-            .collect();
-        let names: Vec<&Word> = args
-            .iter()
-            .filter(|a| !a.text.starts_with('-') && !a.text.starts_with('+'))
-            .collect();
-        let dump = match name {
-            // `printenv [-0]`: every variable.
-            "printenv" => names.is_empty(),
-            // `set` alone prints every variable (with options, it sets them).
-            "set" => args.is_empty(),
-            // `export`, `export -p`.
-            "export" => names.is_empty() && flags.chars().all(|f| f == 'p'),
-            // `declare`, `declare -p`, `declare -x`: variables and values (not `-f`, `-F`:
-            // functions).
-            _ => names.is_empty() && !flags.contains(['f', 'F']),
-        };
-        let printed = if dump {
-            Some("the whole environment, secrets included".to_owned())
-        } else {
-            let prints = match name {
-                "printenv" => true,
-                "declare" | "typeset" | "export" => flags.contains('p'),
-                _ => false,
-            };
-            names
-                .iter()
-                .map(|w| w.text.split('=').next().unwrap_or(""))
-                .find(|n| prints && is_secret_variable(n))
-                .map(|n| format!("${n}, a variable that holds a secret"))
-        };
-        match printed {
+        match variables_printed(name, args) {
             Some(what) => {
                 leaf.produces.secret = true;
                 if prints_to_agent(c.s, self) {
@@ -634,6 +598,25 @@ impl Walker<'_> {
                 "harmless",
                 &format!("{name} only reads state or prints"),
             ),
+        }
+    }
+
+    /// set, declare, typeset, local, readonly, export: what the pack says of the words is
+    /// kept (which set variables, which are computed); this adds that printing the whole
+    /// environment, or a variable whose name says it holds a secret, where the agent reads
+    /// it, reads secrets (`declare -p DATABASE_URL`, `set | grep KEY`).
+    pub(super) fn printed_variables(&mut self, s: &Simple, name: &str, args: &[Word]) {
+        let Some(what) = variables_printed(name, args) else {
+            return;
+        };
+        if prints_to_agent(s, self) {
+            let f = self.own(
+                &Effect::Act(Act::SecretsRead),
+                "print-secret",
+                &format!("{name} prints {what}"),
+                "",
+            );
+            self.push(&s.text, f);
         }
     }
 
@@ -953,4 +936,43 @@ fn prints_to_agent(s: &Simple, w: &Walker<'_>) -> bool {
                     })
             }
     })
+}
+
+/// Returns what a builtin that prints variables prints of secrets, when it does: the whole
+/// environment, or a variable whose name says it holds a secret.
+fn variables_printed(name: &str, args: &[Word]) -> Option<String> {
+    use super::super::secret_vars::is_secret_variable;
+    let flags: String = args
+        .iter()
+        .filter(|a| a.text.starts_with('-') && !a.text.starts_with("--") && a.text.len() > 1)
+        .flat_map(|a| a.text[1..].chars())
+        .collect();
+    let names: Vec<&Word> = args
+        .iter()
+        .filter(|a| !a.text.starts_with('-') && !a.text.starts_with('+'))
+        .collect();
+    let dump = match name {
+        // `printenv [-0]`: every variable.
+        "printenv" => names.is_empty(),
+        // `set` alone prints every variable (with options, it sets them).
+        "set" => args.is_empty(),
+        // `export`, `export -p`, `readonly`, `readonly -p`.
+        "export" | "readonly" => names.is_empty() && flags.chars().all(|f| f == 'p'),
+        // `declare`, `declare -p`, `declare -x`: variables and values (not `-f`, `-F`:
+        // functions).
+        _ => names.is_empty() && !flags.contains(['f', 'F']),
+    };
+    if dump {
+        return Some("the whole environment, secrets included".to_owned());
+    }
+    let prints = match name {
+        "printenv" => true,
+        "declare" | "typeset" | "export" | "local" | "readonly" => flags.contains('p'),
+        _ => false,
+    };
+    names
+        .iter()
+        .map(|w| w.text.split('=').next().unwrap_or(""))
+        .find(|n| prints && is_secret_variable(n))
+        .map(|n| format!("${n}, a variable that holds a secret"))
 }

@@ -336,11 +336,16 @@ impl Conv {
                 self.word(&w.value, &mut simple.words);
             }
             I::AssignmentWord(a, w) => {
-                let name = match &a.name {
-                    ast::AssignmentName::VariableName(n) => n.clone(),
-                    ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
+                // An element's subscript is expanded and evaluated when the assignment runs
+                // (`a[$(cmd)]=1` runs cmd): its substitutions are the word's, and a word with
+                // one is not literal.
+                let (name, subscript) = match &a.name {
+                    ast::AssignmentName::VariableName(n) => (n.clone(), None),
+                    ast::AssignmentName::ArrayElementName(n, i) => {
+                        (n.clone(), Some(self.word_joined(i)))
+                    }
                 };
-                let value = match &a.value {
+                let mut value = match &a.value {
                     ast::AssignmentValue::Scalar(v) => self.word_joined(&v.value),
                     ast::AssignmentValue::Array(items) => {
                         let mut joined = Word::default();
@@ -356,12 +361,18 @@ impl Conv {
                         joined
                     }
                 };
+                let mut written = name.clone();
+                if let Some(i) = subscript {
+                    written = format!("{name}[{}]", i.text);
+                    value.literal &= i.literal;
+                    value.subs.extend(i.subs);
+                }
                 let known = (value.literal && !a.append).then(|| value.text.clone());
                 assigned.push((name.clone(), known));
                 if prefix {
                     simple.assigns.push((name, value));
                 } else {
-                    let text = format!("{name}={}", value.text);
+                    let text = format!("{written}={}", value.text);
                     simple.words.push(Word {
                         text,
                         literal: value.literal,
