@@ -898,6 +898,22 @@ pub(crate) fn delete_finding(t: &Target, verb: &str, recursive: bool, ctx: &Cont
             )
             .alt(outside))
         }
+        // A repository's own store (`.git`, or a submodule's): its history, branches, stashes
+        // and index, which git cannot bring back from itself.
+        Zone::ProjectSrc | Zone::ProjectDocs | Zone::Project | Zone::ProjectGitExec
+            if t
+                .path
+                .as_deref()
+                .is_some_and(|p| p.components().any(|c| c.as_os_str() == ".git")) =>
+        {
+            irr(Finding::new(
+                Domain::FileDelete,
+                Risk::High,
+                "delete-git-store",
+                format!("{verb} {shown}: the repository's own store (history, branches, stashes, the index), which git cannot bring back"),
+            ))
+            .alt("push or bundle the repository first (git bundle create ../backup.bundle --all)")
+        }
         Zone::ProjectSrc | Zone::ProjectDocs | Zone::Project | Zone::ProjectGitExec => {
             let project_root = t.path.as_deref() == Some(ctx.project_root());
             let loses = t.path.as_deref().map_or(Loses::Work, |p| ctx.loses(p));

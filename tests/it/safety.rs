@@ -217,6 +217,8 @@ fn ordinary_commands_flow_after_ordinary_work() {
     let trust = trusted(500);
     let (mut n, mut allowed, mut denied_reads) = (0, 0, Vec::new());
     let mut not_allowed: BTreeMap<String, usize> = BTreeMap::new();
+    // `OATH_SAFETY_MISSES=FILE` writes the safe commands not allowed, with kind and rule.
+    let mut misses = Vec::new();
     for (peer, label, cmd) in super::corpora::labelled() {
         if peer != "dippy" || label != "safe" {
             continue;
@@ -230,10 +232,14 @@ fn ordinary_commands_flow_after_ordinary_work() {
             *not_allowed
                 .entry(format!("{} {}", c.kind, c.rule))
                 .or_default() += 1;
+            misses.push(format!("{}\t{}\t{}\t{}", c.kind, c.rule, cmd, c.reason));
         }
         if d == Decision::Deny && c.risk == classify::Risk::Low {
             denied_reads.push(cmd);
         }
+    }
+    if let Ok(f) = std::env::var("OATH_SAFETY_MISSES") {
+        std::fs::write(f, misses.join("\n")).expect("write the misses");
     }
     let share = allowed as f64 / n as f64;
     let mut top: Vec<(&String, &usize)> = not_allowed.iter().collect();

@@ -110,6 +110,18 @@ pub(crate) fn gaps(d: &Descent<'_>, args: &[Word], applied: &[(&Rule, &View<'_>)
     for (rule, view) in applied {
         rule_words(rule, view, &mut marks);
     }
+    // The word after an option no entry knows may be its value (`go test -exec 'rm -rf ~'`,
+    // `curl --config FILE`): whatever a rule took it for, nobody knows its role, and it is
+    // checked as unexplained. A path an effect judges keeps its judgement.
+    for &u in &unknown_options {
+        let glued = args.get(u).is_some_and(|w| w.text.contains('='));
+        if let (false, Some(next), Some(m)) = (glued, args.get(u + 1), marks.0.get_mut(u + 1))
+            && !next.text.starts_with('-')
+            && matches!(*m, Role::Data | Role::Text)
+        {
+            *m = Role::None;
+        }
+    }
     // A cluster with one unknown letter is unknown, whatever its other letters are.
     let gaps = marks
         .0
@@ -139,13 +151,27 @@ pub(crate) fn unknown_options(chain: &[&Entry], v: &View<'_>) -> Vec<Gap> {
     let mut unknown = Vec::new();
     options(v, chain, any, v.scan.abbrev, &mut marks, &mut unknown);
     unknown.dedup();
-    unknown
-        .into_iter()
-        .map(|index| Gap {
+    let mut gaps = Vec::new();
+    for index in unknown {
+        gaps.push(Gap {
             index,
             option: true,
-        })
-        .collect()
+        });
+        // The word after it may be its value: checked as unexplained too.
+        let at = index.saturating_sub(v.offset);
+        let glued = v.words.get(at).is_some_and(|w| w.text.contains('='));
+        if !glued
+            && v.words
+                .get(at + 1)
+                .is_some_and(|w| !w.text.starts_with('-'))
+        {
+            gaps.push(Gap {
+                index: index + 1,
+                option: false,
+            });
+        }
+    }
+    gaps
 }
 
 /// Marks the options of a view the chain knows (with their values), and lists the others.
