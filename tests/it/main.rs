@@ -30,6 +30,7 @@ mod packs;
 mod payloads;
 mod project_config;
 mod refusals;
+mod replay;
 mod report;
 mod safety;
 mod scripts;
