@@ -21,6 +21,7 @@ mod install_agents;
 mod install_backups;
 mod install_text;
 mod kills;
+mod known_gaps;
 mod kpt;
 mod kpt_apply;
 mod kpt_draft;
