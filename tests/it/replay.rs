@@ -353,28 +353,27 @@ fn applied(env: &TestEnv, session: &str) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-/// Replays the ordinary work and the read families in one session; returns how many
-/// successes were sent and the trust applied per domain and level.
-fn replay(env: &TestEnv, session: &str) -> (usize, BTreeMap<(String, String), usize>) {
+/// What a replay did: successes sent, the PreToolUse decisions they got, and the trust
+/// applied per domain and level.
+struct Replayed {
+    sent: usize,
+    decisions: BTreeMap<String, usize>,
+    earned: BTreeMap<(String, String), usize>,
+}
+
+/// Replays the ordinary work and the read families in one session.
+fn replay(env: &TestEnv, session: &str) -> Replayed {
     let work = ordinary(&env.project());
-    let mut sent = 0;
-    let mut i = 0;
-    while sent < 520 {
-        succeed(
-            env,
-            session,
-            &format!("toolu_ok_{sent}"),
-            &work[i % work.len()],
-        );
-        sent += 1;
-        i += 1;
-    }
+    let mut calls: Vec<Call> = (0..520).map(|i| work[i % work.len()].clone()).collect();
     for (_, commands) in read_families() {
-        for n in 0..30 {
-            let call = bash(commands[n % commands.len()]);
-            succeed(env, session, &format!("toolu_ok_{sent}"), &call);
-            sent += 1;
-        }
+        calls.extend((0..30).map(|n| bash(commands[n % commands.len()])));
+    }
+    let mut decisions: BTreeMap<String, usize> = BTreeMap::new();
+    for (n, call) in calls.iter().enumerate() {
+        let d = succeed(env, session, &format!("toolu_ok_{n}"), call);
+        *decisions
+            .entry(d.unwrap_or_else(|| "no opinion".into()))
+            .or_default() += 1;
     }
     let mut earned: BTreeMap<(String, String), usize> = BTreeMap::new();
     for (domain, level) in applied(env, session) {
@@ -382,7 +381,11 @@ fn replay(env: &TestEnv, session: &str) -> (usize, BTreeMap<(String, String), us
             *earned.entry((domain, level)).or_default() += 1;
         }
     }
-    (sent, earned)
+    Replayed {
+        sent: calls.len(),
+        decisions,
+        earned,
+    }
 }
 
 #[derive(Default)]
@@ -398,7 +401,11 @@ fn destruction_is_held_after_a_replay_of_ordinary_work() {
     let env = test_env();
     real_repository(&env);
     let started = Instant::now();
-    let (sent, earned) = replay(&env, "replay");
+    let Replayed {
+        sent,
+        decisions,
+        earned,
+    } = replay(&env, "replay");
     let replayed = started.elapsed();
 
     // The replay earned trust where it was spent: every domain ordinary work reaches, each
@@ -522,6 +529,9 @@ fn destruction_is_held_after_a_replay_of_ordinary_work() {
         t.no_opinion.len(),
         t.allowed.len(),
     );
+    report.push_str(&format!(
+        "the replay's own calls were answered: {decisions:?}\n"
+    ));
     for ((d, l), n) in &earned {
         report.push_str(&format!("  earned {d}/{l}: {n}\n"));
     }
