@@ -27,7 +27,9 @@ struct Exception {
     reason: String,
 }
 
-fn exceptions() -> HashSet<String> {
+/// Returns the commands `tests/cases/safety-exceptions.yaml` lists as wrong labels (each with
+/// a reason of five words or more).
+pub fn exceptions() -> HashSet<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/safety-exceptions.yaml");
     let text = std::fs::read_to_string(path).expect("read the exceptions");
     let list: Vec<Exception> = serde_saphyr::from_str(&text).expect("parse the exceptions");
@@ -98,8 +100,8 @@ fn bash() -> String {
     "Bash".into()
 }
 
-/// Every destructive case: (where it comes from, tool, input, shown).
-fn destructive_cases() -> Vec<(String, String, Value, String)> {
+/// Returns every destructive case: (where it comes from, tool, input, shown).
+pub fn destructive_cases() -> Vec<(String, String, Value, String)> {
     let mut out = Vec::new();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/classify");
     for file in ["adversarial.yaml", "trust_gate.yaml"] {

@@ -125,7 +125,17 @@ impl Default for TestEnv {
 impl TestEnv {
     /// Creates the environment with a project folder `project/` inside.
     pub fn new() -> Self {
-        let dir = tempfile::tempdir().expect("tempdir");
+        Self::with_dir(tempfile::tempdir().expect("tempdir"))
+    }
+
+    /// Creates the environment in a temp folder under `base` instead of the system's temp
+    /// folder (where oath takes the project's neighbours for scratch space).
+    pub fn new_in(base: &Path) -> Self {
+        std::fs::create_dir_all(base).unwrap();
+        Self::with_dir(tempfile::tempdir_in(base).expect("tempdir"))
+    }
+
+    fn with_dir(dir: tempfile::TempDir) -> Self {
         std::fs::create_dir_all(dir.path().join("home")).unwrap();
         std::fs::create_dir_all(dir.path().join("project")).unwrap();
         Self { dir }
