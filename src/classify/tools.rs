@@ -3,18 +3,34 @@
 
 use serde_json::Value;
 
+use super::effect::{Effect, Fetch, McpUse, ToolUse};
+use super::pack::schema::Act;
 use super::paths;
-use super::policy;
+use super::policy::{self, Said};
 use super::powershell::powershell_finding;
 use super::rule::{Finding, Findings};
-use super::url::{is_loopback_url, is_metadata_url, is_payment_url, metadata_finding, url_host};
+use super::url::{is_loopback_url, is_metadata_url, is_payment_url, url_host};
 use super::walker;
-use super::{Classification, Context, Domain, Kind, Risk};
+use super::{Classification, Context, Kind, Risk};
 
 fn one(text: &str, f: Finding) -> Classification {
     let mut out = Findings::default();
     out.push(text, f);
     out.into_classification()
+}
+
+/// Returns the policy's finding for what a tool does; `who` names the tool.
+fn judge(effect: &Effect, who: &str, ctx: &Context) -> Finding {
+    policy::finding(effect, Said::by(who), ctx)
+}
+
+/// Returns the policy's finding for a path effect of a tool (`verb`: what it does to it).
+fn judge_path(effect: &Effect, verb: &str, ctx: &Context) -> Finding {
+    let said = Said {
+        verb,
+        ..Said::by("")
+    };
+    policy::finding(effect, said, ctx)
 }
 
 fn str_field<'v>(input: &'v Value, keys: &[&str]) -> Option<&'v str> {
@@ -29,20 +45,14 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
             Some(cmd) => walker::classify_line(cmd, ctx),
             None if tool_name == "Monitor" && input.get("ws").is_some() => one(
                 "Monitor ws",
-                Finding::new(
-                    Domain::Network,
-                    Risk::Medium,
-                    "monitor-websocket",
-                    "watches a websocket",
-                ),
+                judge(&Effect::Tool(ToolUse::Websocket), tool_name, ctx),
             ),
             None => one(
                 tool_name,
-                Finding::new(
-                    Domain::ShellExec,
-                    Risk::High,
-                    "missing-input",
-                    format!("{tool_name} call without a command"),
+                judge(
+                    &Effect::Tool(ToolUse::Missing { path: false }),
+                    tool_name,
+                    ctx,
                 ),
             ),
         },
@@ -68,20 +78,16 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
                     || last.starts_with(".env") && !last.contains("example")
                     || p.contains(".ssh/")
                     || p.contains(".aws/");
-                if name_secret && c.risk < Risk::High {
-                    c = one(
-                        &format!("{tool_name} {p}"),
-                        Finding::new(
-                            Domain::FileRead,
-                            if tool_name == "Glob" {
-                                Risk::Medium
-                            } else {
-                                Risk::High
-                            },
-                            "read-credentials",
-                            format!("{tool_name} looks into credential files ({p})"),
-                        ),
-                    );
+                if name_secret {
+                    let looks = ToolUse::FindCredentials {
+                        pattern: p.to_owned(),
+                        contents: tool_name == "Grep",
+                    };
+                    let f = judge(&Effect::Tool(looks), tool_name, ctx);
+                    // The worse of the two readings stands (the path's, when as bad).
+                    if c.risk < f.risk {
+                        c = one(&format!("{tool_name} {p}"), f);
+                    }
                 }
             }
             c
@@ -95,71 +101,40 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
             let Some(path) = str_field(input, keys) else {
                 return one(
                     tool_name,
-                    Finding::new(
-                        Domain::FileWrite,
-                        Risk::High,
-                        "missing-input",
-                        format!("{tool_name} call without a path"),
+                    judge(
+                        &Effect::Tool(ToolUse::Missing { path: true }),
+                        tool_name,
+                        ctx,
                     ),
                 );
             };
             let t = paths::target(paths::resolve(path, false, Some(ctx.cwd()), ctx), ctx);
-            let t = paths::followed(&t, ctx).unwrap_or(t);
             let verb = match tool_name {
                 "Write" => "writes",
                 "NotebookEdit" => "edits the notebook",
                 _ => "edits",
             };
-            let mut f = policy::write_finding(&t, verb);
-            // Claude Code keeps a checkpoint of every file its own tools change (`/rewind`),
-            // and git holds the committed text: an ordinary project file written this way
-            // comes back, so it is low risk (a shell's writes have no checkpoint).
-            if f.rule == "write-project-file" {
-                f.risk = Risk::Low;
-                f.reason
-                    .push_str(" (Claude Code's checkpoint and git bring it back)");
-            }
+            let f = judge_path(&Effect::Edit(t), verb, ctx);
             one(&format!("{tool_name} {path}"), f)
         }
         "WebFetch" => {
             let url = str_field(input, &["url"]).unwrap_or("");
-            one(&format!("WebFetch {url}"), web_fetch(url))
+            let f = judge(&Effect::Tool(ToolUse::Fetch(fetch(url))), tool_name, ctx);
+            one(&format!("WebFetch {url}"), f)
         }
         "WebSearch" => {
             let q = str_field(input, &["query"]).unwrap_or("");
-            let f = if carries_secret(q) {
-                Finding::new(
-                    Domain::Network,
-                    Risk::Critical,
-                    "exfiltration",
-                    "searches the web with a credential in the query: it leaves the machine",
-                )
-            } else {
-                Finding::new(Domain::Network, Risk::Low, "web-search", "searches the web")
+            let search = ToolUse::Search {
+                secret: carries_secret(q),
             };
+            let f = judge(&Effect::Tool(search), tool_name, ctx);
             one(&format!("WebSearch {q}"), f)
         }
         "Agent" | "Task" => {
             let what = str_field(input, &["description", "subagent_type"]).unwrap_or("");
             let remote = input.get("isolation").and_then(Value::as_str) == Some("remote");
-            one(
-                &format!("{tool_name} {what}"),
-                if remote {
-                    Finding::new(
-                        Domain::Subagent,
-                        Risk::Medium,
-                        "subagent-remote",
-                        "starts a subagent on a remote machine",
-                    )
-                } else {
-                    Finding::new(
-                        Domain::Subagent,
-                        Risk::Low,
-                        "subagent",
-                        "starts a subagent; its own tool calls pass through this gate",
-                    )
-                },
-            )
+            let f = judge(&Effect::Tool(ToolUse::Subagent { remote }), tool_name, ctx);
+            one(&format!("{tool_name} {what}"), f)
         }
         "TodoWrite"
         | "TodoRead"
@@ -186,31 +161,16 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
         | "EnterWorktree"
         | "ExitWorktree" => one(
             tool_name,
-            Finding::new(
-                Domain::Global,
-                Risk::Low,
-                "meta-tool",
-                format!("{tool_name} only organises the session"),
-            ),
+            judge(&Effect::Tool(ToolUse::Organise), tool_name, ctx),
         ),
         "Skill" | "SlashCommand" | "CronCreate" | "CronDelete" | "Workflow" => one(
             tool_name,
-            Finding::new(
-                Domain::Global,
-                Risk::Medium,
-                "session-tool",
-                format!("{tool_name} starts or schedules more work"),
-            ),
+            judge(&Effect::Tool(ToolUse::Schedule), tool_name, ctx),
         ),
         _ if tool_name.starts_with("mcp__") => mcp(tool_name, input, ctx),
         _ => one(
             tool_name,
-            Finding::new(
-                Domain::Global,
-                Risk::Medium,
-                "unknown-tool",
-                format!("{tool_name} is a tool oath has no rule for"),
-            ),
+            judge(&Effect::Tool(ToolUse::Unknown), tool_name, ctx),
         ),
     }
 }
@@ -224,7 +184,7 @@ fn file_read(tool: &str, path: Option<&str>, ctx: &Context) -> Classification {
     let t = paths::through_read_links(t, ctx);
     one(
         &format!("{tool} {shown}"),
-        policy::read_finding(&t, "reads"),
+        judge_path(&Effect::Read(t), "reads", ctx),
     )
 }
 
@@ -246,52 +206,18 @@ fn url_userinfo_has_password(u: &str) -> bool {
         .is_some_and(|(userinfo, _)| userinfo.contains(':'))
 }
 
-fn web_fetch(url: &str) -> Finding {
-    if carries_secret(url) {
-        return Finding::new(
-            Domain::Network,
-            Risk::Critical,
-            "exfiltration",
-            "fetches a URL that carries a credential: it leaves the machine",
-        );
-    }
-    if is_metadata_url(url) {
-        return metadata_finding("fetches");
-    }
+/// Returns what a URL a tool fetches is, as its text tells.
+fn fetch(url: &str) -> Fetch {
     let lower = url.to_ascii_lowercase();
-    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
-        return Finding::new(
-            Domain::Network,
-            Risk::High,
-            "fetch-non-http",
-            format!(
-                "fetches a non-HTTP URL ({})",
-                url.chars().take(40).collect::<String>()
-            ),
-        );
+    Fetch {
+        host: url_host(url),
+        shown: url.chars().take(40).collect(),
+        secret: carries_secret(url),
+        metadata: is_metadata_url(url),
+        http: lower.starts_with("http://") || lower.starts_with("https://"),
+        loopback: is_loopback_url(url),
+        payment: is_payment_url(url) && url.contains('?'),
     }
-    if is_loopback_url(url) {
-        return Finding::new(
-            Domain::Global,
-            Risk::Low,
-            "loopback",
-            "fetches from a service on this machine",
-        );
-    }
-    if is_payment_url(url) && url.contains('?') {
-        return Finding::new(
-            Domain::Network,
-            Risk::High,
-            "payment-url",
-            "fetches a payment, order or trading URL with parameters",
-        );
-    }
-    Finding::new(
-        Domain::Network,
-        Risk::Medium,
-        "web-fetch",
-        format!("fetches {}", url_host(url)),
-    )
 }
 
 /// Splits a tool name into lowercase words (`delete_repository`, `deleteRepo`, `drop-table`).
@@ -423,83 +349,123 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
         "process", "sql", "deploy", "install",
     ];
     let text = tool_name.to_owned();
+    let who = format!("{server} {tool}");
     let mut out = Findings::default();
+    let consumed = statements(server, tool, &words, input, ctx, &mut out);
     mcp_arguments(server, tool, &words, input, ctx, &mut out);
-    let f = if READ.contains(&verb) && !any(DESTROY) {
-        Finding::new(
-            Domain::Mcp,
-            Risk::Low,
-            "mcp-read",
-            format!("{server} {tool} reads"),
-        )
+    let uses = if READ.contains(&verb) && !any(DESTROY) {
+        McpUse::Read
     } else if (any(MONEY) || any(&["order", "orders"]) && any(&["place", "submit", "execute"]))
         && !READ.contains(&verb)
     {
-        Finding::new(
-            Domain::Mcp,
-            Risk::Critical,
-            "mcp-money",
-            format!("{server} {tool} may move money (payment, order, trade)"),
-        )
+        McpUse::Money
     } else if any(&["order", "orders", "invoice"]) {
-        Finding::new(
-            Domain::Mcp,
-            Risk::High,
-            "mcp-order",
-            format!("{server} {tool} creates or changes orders or invoices"),
-        )
-        .kind(Kind::Irreversible)
+        McpUse::Order
     } else if any(DESTROY) {
-        Finding::new(
-            Domain::Mcp,
-            Risk::High,
-            "mcp-destructive",
-            format!("{server} {tool} deletes, drops or destroys"),
-        )
-        .kind(Kind::Irreversible)
+        McpUse::Destroy
     } else if any(EXEC) {
-        if let Some(cmd) = input.get("command").and_then(Value::as_str) {
+        let command = input.get("command").and_then(Value::as_str);
+        // A database's command (`FLUSHDB`) was judged as a statement; any other is shell.
+        if let Some(cmd) = command
+            && !consumed
+        {
             let inner = walker::classify_line(cmd, ctx);
             out.tainted.extend(inner.tainted.iter().cloned());
             for p in &inner.parts {
-                out.push(
-                    &p.text,
-                    Finding {
-                        effect: p.effect.clone(),
-                        source: p.source.clone(),
-                        kind: p.kind,
-                        ..Finding::new(
-                            p.domain,
-                            p.risk,
-                            "mcp-command",
-                            format!("{} (through {server})", p.reason),
-                        )
-                    },
+                let mut f = policy::carried(
+                    p.domain,
+                    p.risk,
+                    p.kind,
+                    "mcp-command",
+                    format!("{} (through {server})", p.reason),
                 );
+                f.effect.clone_from(&p.effect);
+                f.source.clone_from(&p.source);
+                out.push(&p.text, f);
             }
         }
-        let f = Finding::new(
-            Domain::Mcp,
-            Risk::High,
-            "mcp-exec",
-            format!("{server} {tool} runs commands or code"),
-        );
-        // Without a command oath can read, what runs is not understood.
-        if input.get("command").and_then(Value::as_str).is_some() {
-            f
-        } else {
-            f.kind(Kind::NotUnderstood)
+        McpUse::Exec {
+            command: command.is_some(),
         }
     } else {
-        Finding::new(
-            Domain::Mcp,
-            Risk::Medium,
-            "mcp-write",
-            format!("{server} {tool} acts through an MCP server"),
-        )
+        McpUse::Change
     };
-    out.push(&text, f);
+    out.push(&text, judge(&Effect::Mcp(uses), &who, ctx));
     out.into_classification()
+}
+
+/// Judges the SQL in an MCP tool's `query`, `sql`, `statement` or `statements` string:
+/// pushes what it does when it changes or destroys data.
+fn statements(
+    server: &str,
+    tool: &str,
+    _words: &[String],
+    input: &Value,
+    ctx: &Context,
+    out: &mut Findings,
+) -> bool {
+    let Some(map) = input.as_object() else {
+        return false;
+    };
+    let text = format!("mcp__{server}__{tool}");
+    for (key, value) in map {
+        let Some(s) = value.as_str() else {
+            continue;
+        };
+        let k = key.to_ascii_lowercase();
+        if matches!(k.as_str(), "query" | "sql" | "statement" | "statements") {
+            let lower = s.to_ascii_lowercase();
+            let destroys = [
+                "drop ",
+                "truncate ",
+                "delete from",
+                "dropdatabase",
+                "flushall",
+            ]
+            .iter()
+            .any(|d| lower.contains(d));
+            let first = lower.split_whitespace().next().unwrap_or("");
+            let sql = matches!(
+                first,
+                "select"
+                    | "with"
+                    | "insert"
+                    | "update"
+                    | "delete"
+                    | "drop"
+                    | "create"
+                    | "alter"
+                    | "truncate"
+                    | "grant"
+                    | "revoke"
+                    | "merge"
+                    | "replace"
+            );
+            let (act, id, explain) = if destroys {
+                (
+                    Act::DatabaseDestroy,
+                    "database-destructive",
+                    format!("{server} {tool} runs SQL that drops, truncates or deletes"),
+                )
+            } else if sql && !matches!(first, "select" | "with") {
+                (
+                    Act::DatabaseChange,
+                    "database",
+                    format!("{server} {tool} runs SQL that changes data"),
+                )
+            } else {
+                continue;
+            };
+            let said = Said {
+                id,
+                explain: &explain,
+                verb: "",
+                safer: None,
+            };
+            out.push(&text, policy::finding(&Effect::Act(act), said, ctx));
+        }
+    }
+    false
 }
 
 /// Keys whose strings are paths (compared in lower case; camelCase and snake_case alike):
@@ -690,9 +656,9 @@ fn mcp_arguments(
     ctx: &Context,
     out: &mut Findings,
 ) {
-    let Some(map) = input.as_object() else {
+    if !input.is_object() {
         return;
-    };
+    }
     let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
     let sends = has(&[
         "fetch", "post", "send", "request", "http", "search", "upload", "publish", "create",
@@ -707,63 +673,7 @@ fn mcp_arguments(
         "update", "set",
     ]);
     let text = format!("mcp__{server}__{tool}");
-    for (key, value) in map {
-        let Some(s) = value.as_str() else {
-            continue;
-        };
-        let k = key.to_ascii_lowercase();
-        if matches!(k.as_str(), "query" | "sql" | "statement" | "statements") {
-            let lower = s.to_ascii_lowercase();
-            let destroys = [
-                "drop ",
-                "truncate ",
-                "delete from",
-                "dropdatabase",
-                "flushall",
-            ]
-            .iter()
-            .any(|d| lower.contains(d));
-            let first = lower.split_whitespace().next().unwrap_or("");
-            let sql = matches!(
-                first,
-                "select"
-                    | "with"
-                    | "insert"
-                    | "update"
-                    | "delete"
-                    | "drop"
-                    | "create"
-                    | "alter"
-                    | "truncate"
-                    | "grant"
-                    | "revoke"
-                    | "merge"
-                    | "replace"
-            );
-            if destroys {
-                out.push(
-                    &text,
-                    Finding::new(
-                        Domain::Database,
-                        Risk::High,
-                        "database-destructive",
-                        format!("{server} {tool} runs SQL that drops, truncates or deletes"),
-                    )
-                    .kind(Kind::Irreversible),
-                );
-            } else if sql && !matches!(first, "select" | "with") {
-                out.push(
-                    &text,
-                    Finding::new(
-                        Domain::Database,
-                        Risk::Medium,
-                        "database",
-                        format!("{server} {tool} runs SQL that changes data"),
-                    ),
-                );
-            }
-        }
-    }
+    let who = format!("{server} {tool}");
     let mut strings = Strings::default();
     collect_strings(input, "", false, 0, &mut strings);
     let mut sent_secret = false;
@@ -771,15 +681,8 @@ fn mcp_arguments(
     for &(key, s, content) in &strings.items {
         if sends && !sent_secret && carries_secret(s) {
             sent_secret = true;
-            out.push(
-                &text,
-                Finding::new(
-                    Domain::Mcp,
-                    Risk::Critical,
-                    "exfiltration",
-                    format!("{server} {tool} sends a credential (in `{key}`) off the machine"),
-                ),
-            );
+            let f = judge(&Effect::Mcp(McpUse::SendsSecret(key.to_owned())), &who, ctx);
+            out.push(&text, f);
         }
         if content {
             continue;
@@ -790,7 +693,8 @@ fn mcp_arguments(
             && (url_like && is_metadata_url(s) || host_key && super::url::is_metadata_host(s))
         {
             metadata = true;
-            out.push(&text, metadata_finding(&format!("{server} {tool} reaches")));
+            let f = judge_path(&Effect::Metadata, &format!("{who} reaches"), ctx);
+            out.push(&text, f);
         }
         let Some(t) = path_in(s, key, ctx) else {
             continue;
@@ -802,12 +706,17 @@ fn mcp_arguments(
         ) || k.starts_with("source")
             || k.starts_with("old");
         let f = if deletes || moves && source_side {
-            policy::delete_finding(&t, &format!("{server} {tool} deletes"), true, ctx)
+            let effect = Effect::Delete {
+                target: t,
+                recursive: true,
+                note: None,
+            };
+            judge_path(&effect, &format!("{who} deletes"), ctx)
         } else if writes || moves {
-            policy::write_finding(&t, &format!("{server} {tool} writes"))
+            judge_path(&Effect::Write(t, None), &format!("{who} writes"), ctx)
         } else {
             let t = paths::through_read_links(t, ctx);
-            policy::read_finding(&t, &format!("{server} {tool} reads"))
+            judge_path(&Effect::Read(t), &format!("{who} reads"), ctx)
         };
         // Under a path key every path is said (as before); elsewhere only what matters.
         if path_key(key) || f.risk >= Risk::High || f.kind >= Kind::Irreversible {
@@ -815,18 +724,11 @@ fn mcp_arguments(
         }
     }
     if strings.overflow {
-        out.push(
-            &text,
-            Finding::new(
-                Domain::Mcp,
-                Risk::High,
-                "mcp-arguments-unread",
-                format!(
-                    "{server} {tool} was given more than {MAX_STRINGS} strings or {} KiB of them (or nesting deeper than {MAX_DEPTH}): oath did not read them all",
-                    MAX_STRING_BYTES / 1024
-                ),
-            )
-            .kind(Kind::NotUnderstood),
-        );
+        let unread = McpUse::Unread {
+            strings: MAX_STRINGS,
+            kib: MAX_STRING_BYTES / 1024,
+            depth: MAX_DEPTH,
+        };
+        out.push(&text, judge(&Effect::Mcp(unread), &who, ctx));
     }
 }

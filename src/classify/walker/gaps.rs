@@ -8,7 +8,7 @@ use crate::shell::{Simple, Word};
 use super::super::effect::{Effect, Exposed};
 use super::super::pack::account::Gap;
 use super::super::paths::Zone;
-use super::super::rule::Finding;
+use super::super::policy;
 use super::super::{Domain, Kind, Risk};
 use super::Walker;
 
@@ -194,16 +194,16 @@ impl Walker<'_> {
                 && p.risk > Risk::Low
         });
         if c.kind == Kind::Catastrophic {
-            let mut f = Finding::new(
+            let mut f = policy::carried(
                 c.domain,
                 c.risk,
+                c.kind,
                 c.rule.clone(),
                 format!(
                     "{explain}: a word oath cannot place holds code that {}",
                     c.reason
                 ),
-            )
-            .kind(Kind::Catastrophic);
+            );
             f.alternative = c.alternative.clone().map(Into::into);
             self.push(&s.text, f);
         } else if c.kind >= Kind::NotUnderstood || c.risk >= Risk::High || markers && real {
