@@ -1,14 +1,16 @@
 //! Per-tool classification: Bash and Monitor through the shell parser, file tools by path,
-//! web tools by URL, MCP tools by server and verb, subagents and meta tools by name.
+//! web tools by URL, MCP tools by server and verb (their statements by the one SQL judge),
+//! subagents and meta tools by name. Each tool's effects are described here and judged by the
+//! policy ([`super::policy`]).
 
 use serde_json::Value;
 
 use super::effect::{Effect, Fetch, McpUse, ToolUse};
-use super::pack::schema::Act;
 use super::paths;
 use super::policy::{self, Said};
 use super::powershell::powershell_finding;
 use super::rule::{Finding, Findings};
+use super::sql::{self, Sql};
 use super::url::{is_loopback_url, is_metadata_url, is_payment_url, url_host};
 use super::walker;
 use super::{Classification, Context, Kind, Risk};
@@ -394,12 +396,69 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
     out.into_classification()
 }
 
-/// Judges the SQL in an MCP tool's `query`, `sql`, `statement` or `statements` string:
-/// pushes what it does when it changes or destroys data.
+/// Words of a server's or a tool's name that say it is a database's.
+const DATABASES: &[&str] = &[
+    "postgres",
+    "postgresql",
+    "pg",
+    "psql",
+    "mysql",
+    "mariadb",
+    "sqlite",
+    "sqlite3",
+    "redis",
+    "valkey",
+    "memcached",
+    "mongo",
+    "mongodb",
+    "mongosh",
+    "duckdb",
+    "motherduck",
+    "clickhouse",
+    "mssql",
+    "sqlserver",
+    "oracle",
+    "snowflake",
+    "bigquery",
+    "supabase",
+    "neon",
+    "cockroach",
+    "cockroachdb",
+    "cassandra",
+    "turso",
+    "libsql",
+    "database",
+    "databases",
+    "db",
+    "dbhub",
+    "sql",
+];
+
+/// Returns whether an MCP server (or its tool) is a database's: a name word like `postgres`,
+/// `redis`, `sql`, or one ending in `sql` or `db` (`mysql`, `duckdb`).
+fn database_server(server: &str, tool_words: &[String]) -> bool {
+    name_words(server).iter().chain(tool_words).any(|w| {
+        DATABASES.contains(&w.as_str()) || w.ends_with("sql") || w.len() > 2 && w.ends_with("db")
+    })
+}
+
+/// Keys whose strings are database statements, whatever the server (a search engine's
+/// `query` of words is judged too: words that would destroy as a statement are held).
+const STATEMENT_KEYS: &[&str] = &["sql", "statement", "statements", "query", "queries"];
+
+/// Keys whose strings are a database's commands when the server is one and they read as
+/// statements (`{"command": "FLUSHDB"}`); elsewhere, or otherwise, a command is shell.
+const COMMAND_KEYS: &[&str] = &["command", "commands", "cmd"];
+
+/// Judges the statements an MCP tool's input carries (its top-level `sql`, `query` …
+/// strings or arrays of them, and a database server's `command` that reads as one) by the
+/// one SQL judge ([`sql::judge`], as the shell clients' statements are), and pushes the act
+/// the worst of them is ([`sql::act`]) unless it only reads. Returns whether the `command`
+/// was taken as a statement.
 fn statements(
     server: &str,
     tool: &str,
-    _words: &[String],
+    words: &[String],
     input: &Value,
     ctx: &Context,
     out: &mut Findings,
@@ -407,65 +466,40 @@ fn statements(
     let Some(map) = input.as_object() else {
         return false;
     };
-    let text = format!("mcp__{server}__{tool}");
+    let database = database_server(server, words);
+    let mut worst: Option<Sql> = None;
+    let mut consumed = false;
     for (key, value) in map {
-        let Some(s) = value.as_str() else {
-            continue;
-        };
         let k = key.to_ascii_lowercase();
-        if matches!(k.as_str(), "query" | "sql" | "statement" | "statements") {
-            let lower = s.to_ascii_lowercase();
-            let destroys = [
-                "drop ",
-                "truncate ",
-                "delete from",
-                "dropdatabase",
-                "flushall",
-            ]
-            .iter()
-            .any(|d| lower.contains(d));
-            let first = lower.split_whitespace().next().unwrap_or("");
-            let sql = matches!(
-                first,
-                "select"
-                    | "with"
-                    | "insert"
-                    | "update"
-                    | "delete"
-                    | "drop"
-                    | "create"
-                    | "alter"
-                    | "truncate"
-                    | "grant"
-                    | "revoke"
-                    | "merge"
-                    | "replace"
-            );
-            let (act, id, explain) = if destroys {
-                (
-                    Act::DatabaseDestroy,
-                    "database-destructive",
-                    format!("{server} {tool} runs SQL that drops, truncates or deletes"),
-                )
-            } else if sql && !matches!(first, "select" | "with") {
-                (
-                    Act::DatabaseChange,
-                    "database",
-                    format!("{server} {tool} runs SQL that changes data"),
-                )
-            } else {
-                continue;
-            };
-            let said = Said {
-                id,
-                explain: &explain,
-                verb: "",
-                safer: None,
-            };
-            out.push(&text, policy::finding(&Effect::Act(act), said, ctx));
+        let texts: Vec<&str> = match value {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+            _ => continue,
+        };
+        let read_as = |t: &str| {
+            STATEMENT_KEYS.contains(&k.as_str())
+                || database && COMMAND_KEYS.contains(&k.as_str()) && sql::looks_like(t)
+        };
+        for t in texts.into_iter().filter(|t| read_as(t)) {
+            worst = worst.max(Some(sql::judge(t)));
+            consumed |= k == "command";
         }
     }
-    false
+    if let Some(v) = worst
+        && v != Sql::Read
+    {
+        // A statement that only reads adds nothing to what the tool's name says.
+        let (act, id, explain) = sql::act(v, &format!("{server} {tool}"));
+        let said = Said {
+            id,
+            explain: &explain,
+            verb: "",
+            safer: None,
+        };
+        let f = policy::finding(&Effect::Act(act), said, ctx);
+        out.push(&format!("mcp__{server}__{tool}"), f);
+    }
+    consumed
 }
 
 /// Keys whose strings are paths (compared in lower case; camelCase and snake_case alike):
@@ -645,9 +679,10 @@ fn path_in(s: &str, key: &str, ctx: &Context) -> Option<paths::Target> {
     None
 }
 
-/// Judges an MCP tool's arguments by what they are, wherever they are in its input: SQL in
-/// a `query`, paths a filesystem server writes, deletes or reads (whatever their key, in
-/// nested objects and arrays too), the cloud metadata service, and credentials sent away.
+/// Describes an MCP tool's arguments by what they are, wherever they are in its input: paths
+/// a filesystem server writes, deletes or reads (whatever their key, in nested objects and
+/// arrays too), the cloud metadata service, and credentials sent away (statements are
+/// [`statements`]').
 fn mcp_arguments(
     server: &str,
     tool: &str,
@@ -730,5 +765,131 @@ fn mcp_arguments(
             depth: MAX_DEPTH,
         };
         out.push(&text, judge(&Effect::Mcp(unread), &who, ctx));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::json;
+
+    use super::super::Domain;
+    use super::*;
+
+    fn ctx() -> Context {
+        let root = Path::new("/home/dev/project");
+        Context::new(root, root, Some(Path::new("/home/dev")), [])
+    }
+
+    fn verdict(c: &Classification) -> (Domain, Risk, Kind, &str) {
+        (c.domain, c.risk, c.kind, c.rule.as_str())
+    }
+
+    #[test]
+    fn a_statement_through_mcp_is_judged_as_through_its_client() {
+        for (tool, input, shell) in [
+            (
+                "mcp__redis__query",
+                json!({"query": "FLUSHDB"}),
+                "redis-cli FLUSHDB",
+            ),
+            (
+                "mcp__redis__execute_command",
+                json!({"command": "FLUSHALL"}),
+                "redis-cli FLUSHALL",
+            ),
+            (
+                "mcp__postgres__query",
+                json!({"sql": "DROP TABLE t"}),
+                "psql -c 'DROP TABLE t'",
+            ),
+            (
+                "mcp__postgres__query",
+                json!({"sql": "DROP/**/TABLE t"}),
+                "psql -c 'DROP/**/TABLE t'",
+            ),
+            (
+                "mcp__postgres__query",
+                json!({"sql": "UPDATE users SET admin = true"}),
+                "psql -c 'UPDATE users SET admin = true'",
+            ),
+            (
+                "mcp__postgres__query",
+                json!({"sql": "INSERT INTO t VALUES (1)"}),
+                "psql -c 'INSERT INTO t VALUES (1)'",
+            ),
+            (
+                "mcp__sqlite__read_query",
+                json!({"query": "SELECT load_extension('/tmp/x.so')"}),
+                "sqlite3 app.db \"SELECT load_extension('/tmp/x.so')\"",
+            ),
+            (
+                "mcp__mongodb__run",
+                json!({"statements": ["db.users.find({})", "db.users.drop()"]}),
+                "mongosh --eval 'db.users.drop()'",
+            ),
+        ] {
+            let ctx = ctx();
+            let mcp = classify_tool(tool, &input, &ctx);
+            let sh = classify_tool("Bash", &json!({ "command": shell }), &ctx);
+            assert_eq!(verdict(&mcp), verdict(&sh), "{tool} {input} / {shell}");
+            assert_ne!(mcp.domain, Domain::Mcp, "{tool} {input}");
+        }
+    }
+
+    #[test]
+    fn queries_that_only_read_keep_the_tool_s_own_verdict() {
+        for (tool, input, rule, risk) in [
+            (
+                "mcp__postgres__query",
+                json!({"sql": "select 1"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            (
+                "mcp__redis__query",
+                json!({"query": "GET k"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            (
+                "mcp__postgres__query",
+                json!({"sql": "WITH x AS (SELECT 1) SELECT * FROM x"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            // A statement's words in quotes are data.
+            (
+                "mcp__postgres__query",
+                json!({"sql": "select 'drop table x'"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            // A shell command of a server that is not a database's stays shell.
+            (
+                "mcp__desktop-commander__execute_command",
+                json!({"command": "ls"}),
+                "mcp-exec",
+                Risk::High,
+            ),
+        ] {
+            let c = classify_tool(tool, &input, &ctx());
+            assert_eq!((c.rule.as_str(), c.risk), (rule, risk), "{tool} {input}");
+        }
+    }
+
+    #[test]
+    fn database_servers_are_told_by_their_names() {
+        for (server, tool, want) in [
+            ("redis", "query", true),
+            ("mcp-server-postgres", "query", true),
+            ("plugin_supabase_supabase", "execute_sql", true),
+            ("duckdb", "run", true),
+            ("github", "search_issues", false),
+            ("desktop-commander", "execute_command", false),
+        ] {
+            assert_eq!(database_server(server, &name_words(tool)), want, "{server}");
+        }
     }
 }
