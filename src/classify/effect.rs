@@ -309,8 +309,33 @@ impl fmt::Display for Effect {
             Effect::NoPath { delete } => f.write_str(if *delete { "delete()" } else { "write()" }),
             Effect::RewritesSettings => f.write_str("write(.claude settings)"),
             Effect::Edit(t) => write!(f, "edit({})", t.label()),
-            Effect::Tool(t) => write!(f, "tool({t:?})"),
-            Effect::Mcp(m) => write!(f, "mcp({m:?})"),
+            Effect::Tool(t) => match t {
+                ToolUse::Organise => f.write_str("tool(organise)"),
+                ToolUse::Schedule => f.write_str("tool(schedule)"),
+                ToolUse::Subagent { remote } => f.write_str(if *remote {
+                    "tool(subagent, remote)"
+                } else {
+                    "tool(subagent)"
+                }),
+                ToolUse::Search { .. } => f.write_str("net(search)"),
+                ToolUse::Fetch(x) => write!(f, "net(GET {})", x.host),
+                ToolUse::Websocket => f.write_str("net(websocket)"),
+                ToolUse::FindCredentials { pattern, .. } => {
+                    write!(f, "read(credentials {pattern})")
+                }
+                ToolUse::Missing { .. } => f.write_str("tool(missing input)"),
+                ToolUse::Unknown => f.write_str("tool(unknown)"),
+            },
+            Effect::Mcp(m) => match m {
+                McpUse::Read => f.write_str("mcp(read)"),
+                McpUse::Money => f.write_str("mcp(money)"),
+                McpUse::Order => f.write_str("mcp(order)"),
+                McpUse::Destroy => f.write_str("mcp(destroy)"),
+                McpUse::Exec { .. } => f.write_str("mcp(exec)"),
+                McpUse::Change => f.write_str("mcp(change)"),
+                McpUse::SendsSecret(k) => write!(f, "net(send secrets in {k})"),
+                McpUse::Unread { .. } => f.write_str("mcp(unread arguments)"),
+            },
             Effect::Interpreted { lang, .. } => write!(f, "run(code {lang})"),
             Effect::PowerShell(_) => f.write_str("run(code powershell)"),
         }

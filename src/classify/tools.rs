@@ -681,8 +681,8 @@ fn path_in(s: &str, key: &str, ctx: &Context) -> Option<paths::Target> {
 
 /// Describes an MCP tool's arguments by what they are, wherever they are in its input: paths
 /// a filesystem server writes, deletes or reads (whatever their key, in nested objects and
-/// arrays too), the cloud metadata service, and credentials sent away (statements are
-/// [`statements`]').
+/// arrays too), the cloud metadata service, and credentials sent away (statements:
+/// [`statements`]).
 fn mcp_arguments(
     server: &str,
     tool: &str,

@@ -8,6 +8,11 @@
 //! the remote brings back: uncommitted work, files outside the project, remote data, published
 //! packages, persistence, privileges) and *not understood* are asked at any trust;
 //! *reversible* work earns autonomy by the seed's formula, its risk (low … high) weighing in.
+//!
+//! By concept: [`paths`] (reading, writing, deleting, permissions), [`net`] (HTTP, fetched
+//! URLs, the metadata service), [`code`] (code that runs, interpreter and PowerShell text),
+//! [`tools`] (the client's tools and MCP servers' tools); acts and what no rule accounts for
+//! here.
 
 mod code;
 mod net;
@@ -266,6 +271,17 @@ fn unexplained(words: &[String], said: Said<'_>) -> Finding {
         ),
     )
     .kind(Kind::PartlyUnderstood)
+}
+
+/// Returns the finding for words no rule accounts for, beside what the same command was
+/// found to do: it has the domain and risk of the worst of that (its kind stays partly
+/// understood).
+pub(crate) fn beside<'f>(mut f: Finding, found: impl Iterator<Item = &'f Finding>) -> Finding {
+    if let Some(w) = found.max_by_key(|w| (w.kind, w.risk)) {
+        f.domain = w.domain;
+        f.risk = w.risk;
+    }
+    f
 }
 
 /// Returns the finding for a word no rule accounts for that names something a person must

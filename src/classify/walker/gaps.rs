@@ -59,22 +59,14 @@ impl Walker<'_> {
         } else {
             format!("`{name}` with words no rule of the {pack} pack reads")
         };
-        // Its domain and risk are those of the worst of what the command was found to do.
-        let worst = self.out.items[from.min(self.out.items.len())..]
-            .iter()
-            .map(|(_, f)| f)
-            .max_by_key(|f| (f.kind, f.risk))
-            .map(|f| (f.domain, f.risk));
-        let mut f = self.own(
+        let found = &self.out.items[from.min(self.out.items.len())..];
+        let f = self.own(
             &Effect::Unexplained(words),
             "partly-understood",
             &explain,
             "",
         );
-        if let Some((d, r)) = worst {
-            f.domain = d;
-            f.risk = r;
-        }
+        let mut f = policy::beside(f, found.iter().map(|(_, f)| f));
         if self.ctx.details() {
             f.source = Some(format!("{pack}: {name} (words no rule accounts for)"));
         }
