@@ -434,24 +434,29 @@ const DATABASES: &[&str] = &[
     "sql",
 ];
 
-/// Returns whether an MCP server (or its tool) is a database's: a name word like `postgres`,
-/// `redis`, `sql`, or one ending in `sql` or `db` (`mysql`, `duckdb`).
+/// Returns whether an MCP server is a database's: a word of its name like `postgres`,
+/// `redis`, `db`, or one ending in `sql` or `db` (`mysql`, `duckdb`); or its tool runs SQL
+/// (`execute_sql`). A tool's other words do not count (Notion's `query_database` reads
+/// pages).
 fn database_server(server: &str, tool_words: &[String]) -> bool {
-    name_words(server).iter().chain(tool_words).any(|w| {
+    name_words(server).iter().any(|w| {
         DATABASES.contains(&w.as_str()) || w.ends_with("sql") || w.len() > 2 && w.ends_with("db")
-    })
+    }) || tool_words.iter().any(|w| w.ends_with("sql"))
 }
 
-/// Keys whose strings are database statements, whatever the server (a search engine's
-/// `query` of words is judged too: words that would destroy as a statement are held).
-const STATEMENT_KEYS: &[&str] = &["sql", "statement", "statements", "query", "queries"];
+/// Keys whose strings are statements for any server.
+const SQL_KEYS: &[&str] = &["sql"];
+
+/// Keys whose strings are statements for a database's server, and for others when they
+/// read as statements (a search's `query` of words, a GraphQL `query`, are not).
+const STATEMENT_KEYS: &[&str] = &["query", "queries", "statement", "statements"];
 
 /// Keys whose strings are a database's commands when the server is one and they read as
 /// statements (`{"command": "FLUSHDB"}`); elsewhere, or otherwise, a command is shell.
 const COMMAND_KEYS: &[&str] = &["command", "commands", "cmd"];
 
 /// Judges the statements an MCP tool's input carries (its top-level `sql`, `query` …
-/// strings or arrays of them, and a database server's `command` that reads as one) by the
+/// strings or arrays of them, as [`SQL_KEYS`], [`STATEMENT_KEYS`] and [`COMMAND_KEYS`] say) by the
 /// one SQL judge ([`sql::judge`], as the shell clients' statements are), and pushes the act
 /// the worst of them is ([`sql::act`]) unless it only reads. Returns whether the `command`
 /// was taken as a statement.
@@ -476,9 +481,11 @@ fn statements(
             Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
             _ => continue,
         };
+        let key = k.as_str();
         let read_as = |t: &str| {
-            STATEMENT_KEYS.contains(&k.as_str())
-                || database && COMMAND_KEYS.contains(&k.as_str()) && sql::looks_like(t)
+            SQL_KEYS.contains(&key)
+                || STATEMENT_KEYS.contains(&key) && (database || sql::looks_like(t))
+                || COMMAND_KEYS.contains(&key) && database && sql::looks_like(t)
         };
         for t in texts.into_iter().filter(|t| read_as(t)) {
             worst = worst.max(Some(sql::judge(t)));
@@ -859,6 +866,25 @@ mod tests {
                 "mcp-read",
                 Risk::Low,
             ),
+            // Words and GraphQL are not statements, whatever the key.
+            (
+                "mcp__exa__search",
+                json!({"query": "rust hook latency"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            (
+                "mcp__notion__query_database",
+                json!({"query": "meeting notes"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            (
+                "mcp__github__graphql",
+                json!({"query": "query { viewer { login } }"}),
+                "mcp-write",
+                Risk::Medium,
+            ),
             // A statement's words in quotes are data.
             (
                 "mcp__postgres__query",
@@ -886,6 +912,7 @@ mod tests {
             ("mcp-server-postgres", "query", true),
             ("plugin_supabase_supabase", "execute_sql", true),
             ("duckdb", "run", true),
+            ("notion", "query_database", false),
             ("github", "search_issues", false),
             ("desktop-commander", "execute_command", false),
         ] {
