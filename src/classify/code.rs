@@ -1,12 +1,15 @@
 //! Inline interpreter code (`python -c`, `node -e`, `perl -e`, `ruby -e`): not shell, so it
 //! is scanned for what it does — delete, download, spawn, open sockets — and the string
-//! literals it hands to a shell are classified as shell.
+//! literals it hands to a shell are classified as shell. What it does is an effect the
+//! policy judges.
 
 use std::path::Path;
 
+use super::Context;
+use super::effect::{CodeDoes, Effect};
 use super::paths::{self, Zone};
+use super::policy::{self, Said};
 use super::rule::Finding;
-use super::{Context, Domain, Risk};
 
 /// What inline code was found to do.
 pub(crate) struct CodeFindings {
@@ -242,13 +245,8 @@ pub(crate) fn analyze(code: &str, lang: &str, ctx: &Context, cwd: Option<&Path>)
                     Zone::Root | Zone::HomeTop | Zone::System | Zone::OtherHome
                 )
     }) && (delete || has(WRITE));
-    let finding = if socket && (shell_bin || spawn) {
-        Finding::new(
-            Domain::Network,
-            Risk::Critical,
-            "reverse-shell",
-            format!("the {lang} code connects a shell to a network socket"),
-        )
+    let does = if socket && (shell_bin || spawn) {
+        CodeDoes::ReverseShell
     } else if network
         && (exec_code
             || spawn
@@ -258,58 +256,19 @@ pub(crate) fn analyze(code: &str, lang: &str, ctx: &Context, cwd: Option<&Path>)
                     || code.contains("bash -c")
                     || code.contains("sh -c")))
     {
-        Finding::new(
-            Domain::Network,
-            Risk::Critical,
-            "run-downloaded-code",
-            format!("the {lang} code downloads code and runs it"),
-        )
-        .alt("download to a file and read it before running it")
+        CodeDoes::RunsDownloaded
     } else if protected {
-        Finding::new(
-            Domain::Global,
-            Risk::Critical,
-            "oath-self-protect",
-            format!(
-                "the {lang} code changes oath's own files; people change these through the `oath` CLI"
-            ),
-        )
+        CodeDoes::ChangesOath
     } else if delete && outside_path {
-        Finding::new(
-            Domain::FileWrite,
-            Risk::Critical,
-            "interpreter-delete-outside",
-            format!("the {lang} code deletes a home, system or other user's path"),
-        )
-        .alt("delete specific paths inside the project")
+        CodeDoes::DeletesOutside
     } else if delete {
-        Finding::new(
-            Domain::FileWrite,
-            Risk::High,
-            "interpreter-delete",
-            format!("the {lang} code deletes files"),
-        )
+        CodeDoes::Deletes
     } else if spawn {
-        Finding::new(
-            Domain::ShellExec,
-            Risk::High,
-            "interpreter-spawn",
-            format!("the {lang} code runs other programs"),
-        )
+        CodeDoes::Spawns
     } else if network {
-        Finding::new(
-            Domain::Network,
-            Risk::High,
-            "interpreter-network",
-            format!("the {lang} code talks to the network"),
-        )
+        CodeDoes::Network
     } else if exec_code {
-        Finding::new(
-            Domain::ShellExec,
-            Risk::High,
-            "interpreter-eval",
-            format!("the {lang} code evaluates generated code"),
-        )
+        CodeDoes::Evaluates
     } else if has(WRITE)
         && (code.contains("'w")
             || code.contains("\"w")
@@ -317,20 +276,15 @@ pub(crate) fn analyze(code: &str, lang: &str, ctx: &Context, cwd: Option<&Path>)
             || code.contains("\"a")
             || !code.contains("open("))
     {
-        Finding::new(
-            Domain::FileWrite,
-            Risk::Medium,
-            "interpreter-write",
-            format!("the {lang} code writes files"),
-        )
+        CodeDoes::Writes
     } else {
-        Finding::new(
-            Domain::ShellExec,
-            Risk::Medium,
-            "interpreter-code",
-            format!("runs inline {lang} code"),
-        )
+        CodeDoes::Other
     };
+    let effect = Effect::Interpreted {
+        lang: lang.to_owned(),
+        does,
+    };
+    let finding = policy::finding(&effect, Said::by(lang), ctx);
     CodeFindings {
         finding,
         shell_strings,

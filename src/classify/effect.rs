@@ -52,6 +52,145 @@ pub(crate) enum Effect {
     Unexplained(Vec<String>),
     /// A word no rule accounts for names something a person must see.
     Exposes(Exposed),
+    /// It reaches the cloud instance metadata service (which hands out the machine's
+    /// credentials).
+    Metadata,
+    /// A rule that writes (or deletes) paths was given none.
+    NoPath {
+        /// It deletes.
+        delete: bool,
+    },
+    /// Git rewrites files in `.claude` that hold Claude Code's settings or hooks.
+    RewritesSettings,
+    /// The client's own file tool writes a path (it keeps a checkpoint of what it changes).
+    Edit(Target),
+    /// A tool of the agent's client that is not a shell or a file tool.
+    Tool(ToolUse),
+    /// A tool of an MCP server, as its name and arguments say.
+    Mcp(McpUse),
+    /// Inline interpreter code (`python -c`), as its words say.
+    Interpreted {
+        /// The language (`python`, `js`).
+        lang: String,
+        /// What its words say it does.
+        does: CodeDoes,
+    },
+    /// PowerShell text, as its words say (it is not parsed).
+    PowerShell(CodeDoes),
+}
+
+/// What a tool of the agent's client (not a shell, not a file tool) does.
+#[derive(Debug, Clone)]
+pub(crate) enum ToolUse {
+    /// It only organises the session (todo lists, questions, plan mode, tasks).
+    Organise,
+    /// It starts or schedules more work (skills, slash commands, cron jobs, workflows).
+    Schedule,
+    /// It starts a subagent.
+    Subagent {
+        /// On a remote machine.
+        remote: bool,
+    },
+    /// It searches the web.
+    Search {
+        /// A credential is in the query.
+        secret: bool,
+    },
+    /// It fetches a URL.
+    Fetch(Fetch),
+    /// It watches a websocket.
+    Websocket,
+    /// It looks for credential files by name.
+    FindCredentials {
+        /// The name pattern.
+        pattern: String,
+        /// It reads what they hold (Grep), not only their names (Glob).
+        contents: bool,
+    },
+    /// It was called without the command (or path) that says what it does.
+    Missing {
+        /// A path is missing (a file tool), not a command.
+        path: bool,
+    },
+    /// A tool oath knows nothing about.
+    Unknown,
+}
+
+/// A URL a tool fetches, as far as its text tells.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Fetch {
+    /// Its host.
+    pub host: String,
+    /// The URL as shown (cut short).
+    pub shown: String,
+    /// It carries a credential (a token, a password in its user part).
+    pub secret: bool,
+    /// It names the cloud metadata service.
+    pub metadata: bool,
+    /// It is `http://` or `https://`.
+    pub http: bool,
+    /// It is on this machine.
+    pub loopback: bool,
+    /// It names payments, orders or trading, with parameters.
+    pub payment: bool,
+}
+
+/// What an MCP server's tool does, as its name and arguments say.
+#[derive(Debug, Clone)]
+pub(crate) enum McpUse {
+    /// Its name says it reads (get, list, search …) and nothing that destroys.
+    Read,
+    /// Its name says it moves money (payments, trades, placing orders).
+    Money,
+    /// Its name says it creates or changes orders or invoices.
+    Order,
+    /// Its name says it deletes, drops or destroys.
+    Destroy,
+    /// Its name says it runs commands or code.
+    Exec {
+        /// The command is given (and judged on its own).
+        command: bool,
+    },
+    /// Anything else it does through its server.
+    Change,
+    /// It sends a credential off the machine (found under this key).
+    SendsSecret(String),
+    /// Its arguments are more than oath reads.
+    Unread {
+        /// At most this many strings are read,
+        strings: usize,
+        /// and this many KiB of them,
+        kib: usize,
+        /// this deep.
+        depth: usize,
+    },
+}
+
+/// What inline code (an interpreter's, PowerShell's) does, as its words say, worst first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CodeDoes {
+    /// Connects a shell to a network socket.
+    ReverseShell,
+    /// Downloads code (or decodes it) and runs it.
+    RunsDownloaded,
+    /// Changes oath's own files.
+    ChangesOath,
+    /// Formats or wipes a disk.
+    WipesDisk,
+    /// Deletes a home, system or other user's path.
+    DeletesOutside,
+    /// Deletes files (PowerShell: recursively).
+    Deletes,
+    /// Runs other programs.
+    Spawns,
+    /// Talks to the network.
+    Network,
+    /// Evaluates generated code (PowerShell: or changes system settings).
+    Evaluates,
+    /// Writes files.
+    Writes,
+    /// Nothing oath's words name.
+    Other,
 }
 
 /// What a word no rule accounts for names, that a person must see whatever the program does
@@ -166,6 +305,39 @@ impl fmt::Display for Effect {
                 Exposed::Metadata(h) => write!(f, "names(metadata {h})"),
                 Exposed::Code(_) => f.write_str("names(code)"),
             },
+            Effect::Metadata => f.write_str("net(metadata)"),
+            Effect::NoPath { delete } => f.write_str(if *delete { "delete()" } else { "write()" }),
+            Effect::RewritesSettings => f.write_str("write(.claude settings)"),
+            Effect::Edit(t) => write!(f, "edit({})", t.label()),
+            Effect::Tool(t) => match t {
+                ToolUse::Organise => f.write_str("tool(organise)"),
+                ToolUse::Schedule => f.write_str("tool(schedule)"),
+                ToolUse::Subagent { remote } => f.write_str(if *remote {
+                    "tool(subagent, remote)"
+                } else {
+                    "tool(subagent)"
+                }),
+                ToolUse::Search { .. } => f.write_str("net(search)"),
+                ToolUse::Fetch(x) => write!(f, "net(GET {})", x.host),
+                ToolUse::Websocket => f.write_str("net(websocket)"),
+                ToolUse::FindCredentials { pattern, .. } => {
+                    write!(f, "read(credentials {pattern})")
+                }
+                ToolUse::Missing { .. } => f.write_str("tool(missing input)"),
+                ToolUse::Unknown => f.write_str("tool(unknown)"),
+            },
+            Effect::Mcp(m) => match m {
+                McpUse::Read => f.write_str("mcp(read)"),
+                McpUse::Money => f.write_str("mcp(money)"),
+                McpUse::Order => f.write_str("mcp(order)"),
+                McpUse::Destroy => f.write_str("mcp(destroy)"),
+                McpUse::Exec { .. } => f.write_str("mcp(exec)"),
+                McpUse::Change => f.write_str("mcp(change)"),
+                McpUse::SendsSecret(k) => write!(f, "net(send secrets in {k})"),
+                McpUse::Unread { .. } => f.write_str("mcp(unread arguments)"),
+            },
+            Effect::Interpreted { lang, .. } => write!(f, "run(code {lang})"),
+            Effect::PowerShell(_) => f.write_str("run(code powershell)"),
         }
     }
 }

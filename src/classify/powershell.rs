@@ -1,11 +1,19 @@
 //! PowerShell command text: downloads, code execution and deletions found by keyword (no
 //! parser: the text is judged as a whole).
 
+use super::effect::{CodeDoes, Effect};
+use super::policy::{self, Said};
 use super::rule::Finding;
-use super::{Domain, Risk};
 
 /// Classifies a PowerShell command: it cannot be parsed as bash, so it is never low.
 pub(crate) fn powershell_finding(cmd: &str) -> Finding {
+    // PowerShell's effects need nothing of the surroundings.
+    let ctx = super::Context::default();
+    policy::finding(&Effect::PowerShell(does(cmd)), Said::by("PowerShell"), &ctx)
+}
+
+/// Returns what a PowerShell command does, by its words.
+fn does(cmd: &str) -> CodeDoes {
     let l = cmd.to_ascii_lowercase();
     let has = |list: &[&str]| list.iter().any(|k| l.contains(k));
     let download = has(&[
@@ -31,13 +39,7 @@ pub(crate) fn powershell_finding(cmd: &str) -> Finding {
         "frombase64string",
     ]);
     if download && exec || has(&["-encodedcommand", "-enc "]) {
-        return Finding::new(
-            Domain::Network,
-            Risk::Critical,
-            "run-downloaded-code",
-            "PowerShell runs downloaded or encoded code",
-        )
-        .alt("download to a file and read it before running it");
+        return CodeDoes::RunsDownloaded;
     }
     if has(&[
         "format-volume",
@@ -46,20 +48,10 @@ pub(crate) fn powershell_finding(cmd: &str) -> Finding {
         "remove-partition",
         "diskpart",
     ]) {
-        return Finding::new(
-            Domain::ShellExec,
-            Risk::Critical,
-            "disk-tool",
-            "PowerShell formats or wipes a disk",
-        );
+        return CodeDoes::WipesDisk;
     }
     if has(&["remove-item", "rm ", "del ", "rmdir ", "rd "]) && has(&["-recurse", "-r ", "/s"]) {
-        return Finding::new(
-            Domain::FileWrite,
-            Risk::High,
-            "powershell-delete",
-            "PowerShell deletes recursively",
-        );
+        return CodeDoes::Deletes;
     }
     if exec
         || has(&[
@@ -73,17 +65,7 @@ pub(crate) fn powershell_finding(cmd: &str) -> Finding {
             "register-scheduledtask",
         ])
     {
-        return Finding::new(
-            Domain::ShellExec,
-            Risk::High,
-            "powershell-admin",
-            "PowerShell evaluates code or changes system settings",
-        );
+        return CodeDoes::Evaluates;
     }
-    Finding::new(
-        Domain::ShellExec,
-        Risk::Medium,
-        "powershell",
-        "PowerShell cannot be parsed like bash, so it is never auto-approved as low risk",
-    )
+    CodeDoes::Other
 }

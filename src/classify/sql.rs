@@ -536,6 +536,24 @@ mod tests {
     }
 
     #[test]
+    fn each_verdict_is_one_act_whoever_is_given_the_statement() {
+        use super::super::pack::schema::Act;
+        for (text, act, rule) in [
+            ("SELECT 1", Act::DatabaseRead, "database-read"),
+            ("INSERT INTO t VALUES (1)", Act::DatabaseChange, "database"),
+            ("FLUSHDB", Act::DatabaseDestroy, "database-destructive"),
+            ("DROP TABLE t", Act::DatabaseDestroy, "database-destructive"),
+            ("\\! sh", Act::ShellUnknownCode, "database-outside"),
+        ] {
+            for who in ["redis-cli", "redis query"] {
+                let (a, id, explain) = super::act(judge(text), who);
+                assert_eq!((a, id), (act, rule), "{text} by {who}");
+                assert!(explain.starts_with(who), "{explain}");
+            }
+        }
+    }
+
+    #[test]
     fn looks_like_table() {
         for (t, want) in [
             ("SELECT 1", true),

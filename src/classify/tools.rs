@@ -1,20 +1,38 @@
 //! Per-tool classification: Bash and Monitor through the shell parser, file tools by path,
-//! web tools by URL, MCP tools by server and verb, subagents and meta tools by name.
+//! web tools by URL, MCP tools by server and verb (their statements by the one SQL judge),
+//! subagents and meta tools by name. Each tool's effects are described here and judged by the
+//! policy ([`super::policy`]).
 
 use serde_json::Value;
 
+use super::effect::{Effect, Fetch, McpUse, ToolUse};
 use super::paths;
-use super::policy;
+use super::policy::{self, Said};
 use super::powershell::powershell_finding;
 use super::rule::{Finding, Findings};
-use super::url::{is_loopback_url, is_metadata_url, is_payment_url, metadata_finding, url_host};
+use super::sql::{self, Sql};
+use super::url::{is_loopback_url, is_metadata_url, is_payment_url, url_host};
 use super::walker;
-use super::{Classification, Context, Domain, Kind, Risk};
+use super::{Classification, Context, Kind, Risk};
 
 fn one(text: &str, f: Finding) -> Classification {
     let mut out = Findings::default();
     out.push(text, f);
     out.into_classification()
+}
+
+/// Returns the policy's finding for what a tool does; `who` names the tool.
+fn judge(effect: &Effect, who: &str, ctx: &Context) -> Finding {
+    policy::finding(effect, Said::by(who), ctx)
+}
+
+/// Returns the policy's finding for a path effect of a tool (`verb`: what it does to it).
+fn judge_path(effect: &Effect, verb: &str, ctx: &Context) -> Finding {
+    let said = Said {
+        verb,
+        ..Said::by("")
+    };
+    policy::finding(effect, said, ctx)
 }
 
 fn str_field<'v>(input: &'v Value, keys: &[&str]) -> Option<&'v str> {
@@ -29,20 +47,14 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
             Some(cmd) => walker::classify_line(cmd, ctx),
             None if tool_name == "Monitor" && input.get("ws").is_some() => one(
                 "Monitor ws",
-                Finding::new(
-                    Domain::Network,
-                    Risk::Medium,
-                    "monitor-websocket",
-                    "watches a websocket",
-                ),
+                judge(&Effect::Tool(ToolUse::Websocket), tool_name, ctx),
             ),
             None => one(
                 tool_name,
-                Finding::new(
-                    Domain::ShellExec,
-                    Risk::High,
-                    "missing-input",
-                    format!("{tool_name} call without a command"),
+                judge(
+                    &Effect::Tool(ToolUse::Missing { path: false }),
+                    tool_name,
+                    ctx,
                 ),
             ),
         },
@@ -68,20 +80,16 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
                     || last.starts_with(".env") && !last.contains("example")
                     || p.contains(".ssh/")
                     || p.contains(".aws/");
-                if name_secret && c.risk < Risk::High {
-                    c = one(
-                        &format!("{tool_name} {p}"),
-                        Finding::new(
-                            Domain::FileRead,
-                            if tool_name == "Glob" {
-                                Risk::Medium
-                            } else {
-                                Risk::High
-                            },
-                            "read-credentials",
-                            format!("{tool_name} looks into credential files ({p})"),
-                        ),
-                    );
+                if name_secret {
+                    let looks = ToolUse::FindCredentials {
+                        pattern: p.to_owned(),
+                        contents: tool_name == "Grep",
+                    };
+                    let f = judge(&Effect::Tool(looks), tool_name, ctx);
+                    // The worse of the two readings stands (the path's, when as bad).
+                    if c.risk < f.risk {
+                        c = one(&format!("{tool_name} {p}"), f);
+                    }
                 }
             }
             c
@@ -95,71 +103,40 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
             let Some(path) = str_field(input, keys) else {
                 return one(
                     tool_name,
-                    Finding::new(
-                        Domain::FileWrite,
-                        Risk::High,
-                        "missing-input",
-                        format!("{tool_name} call without a path"),
+                    judge(
+                        &Effect::Tool(ToolUse::Missing { path: true }),
+                        tool_name,
+                        ctx,
                     ),
                 );
             };
             let t = paths::target(paths::resolve(path, false, Some(ctx.cwd()), ctx), ctx);
-            let t = paths::followed(&t, ctx).unwrap_or(t);
             let verb = match tool_name {
                 "Write" => "writes",
                 "NotebookEdit" => "edits the notebook",
                 _ => "edits",
             };
-            let mut f = policy::write_finding(&t, verb);
-            // Claude Code keeps a checkpoint of every file its own tools change (`/rewind`),
-            // and git holds the committed text: an ordinary project file written this way
-            // comes back, so it is low risk (a shell's writes have no checkpoint).
-            if f.rule == "write-project-file" {
-                f.risk = Risk::Low;
-                f.reason
-                    .push_str(" (Claude Code's checkpoint and git bring it back)");
-            }
+            let f = judge_path(&Effect::Edit(t), verb, ctx);
             one(&format!("{tool_name} {path}"), f)
         }
         "WebFetch" => {
             let url = str_field(input, &["url"]).unwrap_or("");
-            one(&format!("WebFetch {url}"), web_fetch(url))
+            let f = judge(&Effect::Tool(ToolUse::Fetch(fetch(url))), tool_name, ctx);
+            one(&format!("WebFetch {url}"), f)
         }
         "WebSearch" => {
             let q = str_field(input, &["query"]).unwrap_or("");
-            let f = if carries_secret(q) {
-                Finding::new(
-                    Domain::Network,
-                    Risk::Critical,
-                    "exfiltration",
-                    "searches the web with a credential in the query: it leaves the machine",
-                )
-            } else {
-                Finding::new(Domain::Network, Risk::Low, "web-search", "searches the web")
+            let search = ToolUse::Search {
+                secret: carries_secret(q),
             };
+            let f = judge(&Effect::Tool(search), tool_name, ctx);
             one(&format!("WebSearch {q}"), f)
         }
         "Agent" | "Task" => {
             let what = str_field(input, &["description", "subagent_type"]).unwrap_or("");
             let remote = input.get("isolation").and_then(Value::as_str) == Some("remote");
-            one(
-                &format!("{tool_name} {what}"),
-                if remote {
-                    Finding::new(
-                        Domain::Subagent,
-                        Risk::Medium,
-                        "subagent-remote",
-                        "starts a subagent on a remote machine",
-                    )
-                } else {
-                    Finding::new(
-                        Domain::Subagent,
-                        Risk::Low,
-                        "subagent",
-                        "starts a subagent; its own tool calls pass through this gate",
-                    )
-                },
-            )
+            let f = judge(&Effect::Tool(ToolUse::Subagent { remote }), tool_name, ctx);
+            one(&format!("{tool_name} {what}"), f)
         }
         "TodoWrite"
         | "TodoRead"
@@ -186,31 +163,16 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
         | "EnterWorktree"
         | "ExitWorktree" => one(
             tool_name,
-            Finding::new(
-                Domain::Global,
-                Risk::Low,
-                "meta-tool",
-                format!("{tool_name} only organises the session"),
-            ),
+            judge(&Effect::Tool(ToolUse::Organise), tool_name, ctx),
         ),
         "Skill" | "SlashCommand" | "CronCreate" | "CronDelete" | "Workflow" => one(
             tool_name,
-            Finding::new(
-                Domain::Global,
-                Risk::Medium,
-                "session-tool",
-                format!("{tool_name} starts or schedules more work"),
-            ),
+            judge(&Effect::Tool(ToolUse::Schedule), tool_name, ctx),
         ),
         _ if tool_name.starts_with("mcp__") => mcp(tool_name, input, ctx),
         _ => one(
             tool_name,
-            Finding::new(
-                Domain::Global,
-                Risk::Medium,
-                "unknown-tool",
-                format!("{tool_name} is a tool oath has no rule for"),
-            ),
+            judge(&Effect::Tool(ToolUse::Unknown), tool_name, ctx),
         ),
     }
 }
@@ -224,7 +186,7 @@ fn file_read(tool: &str, path: Option<&str>, ctx: &Context) -> Classification {
     let t = paths::through_read_links(t, ctx);
     one(
         &format!("{tool} {shown}"),
-        policy::read_finding(&t, "reads"),
+        judge_path(&Effect::Read(t), "reads", ctx),
     )
 }
 
@@ -246,52 +208,18 @@ fn url_userinfo_has_password(u: &str) -> bool {
         .is_some_and(|(userinfo, _)| userinfo.contains(':'))
 }
 
-fn web_fetch(url: &str) -> Finding {
-    if carries_secret(url) {
-        return Finding::new(
-            Domain::Network,
-            Risk::Critical,
-            "exfiltration",
-            "fetches a URL that carries a credential: it leaves the machine",
-        );
-    }
-    if is_metadata_url(url) {
-        return metadata_finding("fetches");
-    }
+/// Returns what a URL a tool fetches is, as its text tells.
+fn fetch(url: &str) -> Fetch {
     let lower = url.to_ascii_lowercase();
-    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
-        return Finding::new(
-            Domain::Network,
-            Risk::High,
-            "fetch-non-http",
-            format!(
-                "fetches a non-HTTP URL ({})",
-                url.chars().take(40).collect::<String>()
-            ),
-        );
+    Fetch {
+        host: url_host(url),
+        shown: url.chars().take(40).collect(),
+        secret: carries_secret(url),
+        metadata: is_metadata_url(url),
+        http: lower.starts_with("http://") || lower.starts_with("https://"),
+        loopback: is_loopback_url(url),
+        payment: is_payment_url(url) && url.contains('?'),
     }
-    if is_loopback_url(url) {
-        return Finding::new(
-            Domain::Global,
-            Risk::Low,
-            "loopback",
-            "fetches from a service on this machine",
-        );
-    }
-    if is_payment_url(url) && url.contains('?') {
-        return Finding::new(
-            Domain::Network,
-            Risk::High,
-            "payment-url",
-            "fetches a payment, order or trading URL with parameters",
-        );
-    }
-    Finding::new(
-        Domain::Network,
-        Risk::Medium,
-        "web-fetch",
-        format!("fetches {}", url_host(url)),
-    )
 }
 
 /// Splits a tool name into lowercase words (`delete_repository`, `deleteRepo`, `drop-table`).
@@ -423,83 +351,162 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
         "process", "sql", "deploy", "install",
     ];
     let text = tool_name.to_owned();
+    let who = format!("{server} {tool}");
     let mut out = Findings::default();
+    let consumed = statements(server, tool, &words, input, ctx, &mut out);
     mcp_arguments(server, tool, &words, input, ctx, &mut out);
-    let f = if READ.contains(&verb) && !any(DESTROY) {
-        Finding::new(
-            Domain::Mcp,
-            Risk::Low,
-            "mcp-read",
-            format!("{server} {tool} reads"),
-        )
+    let uses = if READ.contains(&verb) && !any(DESTROY) {
+        McpUse::Read
     } else if (any(MONEY) || any(&["order", "orders"]) && any(&["place", "submit", "execute"]))
         && !READ.contains(&verb)
     {
-        Finding::new(
-            Domain::Mcp,
-            Risk::Critical,
-            "mcp-money",
-            format!("{server} {tool} may move money (payment, order, trade)"),
-        )
+        McpUse::Money
     } else if any(&["order", "orders", "invoice"]) {
-        Finding::new(
-            Domain::Mcp,
-            Risk::High,
-            "mcp-order",
-            format!("{server} {tool} creates or changes orders or invoices"),
-        )
-        .kind(Kind::Irreversible)
+        McpUse::Order
     } else if any(DESTROY) {
-        Finding::new(
-            Domain::Mcp,
-            Risk::High,
-            "mcp-destructive",
-            format!("{server} {tool} deletes, drops or destroys"),
-        )
-        .kind(Kind::Irreversible)
+        McpUse::Destroy
     } else if any(EXEC) {
-        if let Some(cmd) = input.get("command").and_then(Value::as_str) {
+        let command = input.get("command").and_then(Value::as_str);
+        // A database's command (`FLUSHDB`) was judged as a statement; any other is shell.
+        if let Some(cmd) = command
+            && !consumed
+        {
             let inner = walker::classify_line(cmd, ctx);
             out.tainted.extend(inner.tainted.iter().cloned());
             for p in &inner.parts {
-                out.push(
-                    &p.text,
-                    Finding {
-                        effect: p.effect.clone(),
-                        source: p.source.clone(),
-                        kind: p.kind,
-                        ..Finding::new(
-                            p.domain,
-                            p.risk,
-                            "mcp-command",
-                            format!("{} (through {server})", p.reason),
-                        )
-                    },
+                let mut f = policy::carried(
+                    p.domain,
+                    p.risk,
+                    p.kind,
+                    "mcp-command",
+                    format!("{} (through {server})", p.reason),
                 );
+                f.effect.clone_from(&p.effect);
+                f.source.clone_from(&p.source);
+                out.push(&p.text, f);
             }
         }
-        let f = Finding::new(
-            Domain::Mcp,
-            Risk::High,
-            "mcp-exec",
-            format!("{server} {tool} runs commands or code"),
-        );
-        // Without a command oath can read, what runs is not understood.
-        if input.get("command").and_then(Value::as_str).is_some() {
-            f
-        } else {
-            f.kind(Kind::NotUnderstood)
+        McpUse::Exec {
+            command: command.is_some(),
         }
     } else {
-        Finding::new(
-            Domain::Mcp,
-            Risk::Medium,
-            "mcp-write",
-            format!("{server} {tool} acts through an MCP server"),
-        )
+        McpUse::Change
     };
-    out.push(&text, f);
+    out.push(&text, judge(&Effect::Mcp(uses), &who, ctx));
     out.into_classification()
+}
+
+/// Words of a server's or a tool's name that say it is a database's.
+const DATABASES: &[&str] = &[
+    "postgres",
+    "postgresql",
+    "pg",
+    "psql",
+    "mysql",
+    "mariadb",
+    "sqlite",
+    "sqlite3",
+    "redis",
+    "valkey",
+    "memcached",
+    "mongo",
+    "mongodb",
+    "mongosh",
+    "duckdb",
+    "motherduck",
+    "clickhouse",
+    "mssql",
+    "sqlserver",
+    "oracle",
+    "snowflake",
+    "bigquery",
+    "supabase",
+    "neon",
+    "cockroach",
+    "cockroachdb",
+    "cassandra",
+    "turso",
+    "libsql",
+    "database",
+    "databases",
+    "db",
+    "dbhub",
+    "sql",
+];
+
+/// Returns whether an MCP server is a database's: a word of its name like `postgres`,
+/// `redis`, `db`, or one ending in `sql` or `db` (`mysql`, `duckdb`); or its tool runs SQL
+/// (`execute_sql`). A tool's other words do not count (Notion's `query_database` reads
+/// pages).
+fn database_server(server: &str, tool_words: &[String]) -> bool {
+    name_words(server).iter().any(|w| {
+        DATABASES.contains(&w.as_str()) || w.ends_with("sql") || w.len() > 2 && w.ends_with("db")
+    }) || tool_words.iter().any(|w| w.ends_with("sql"))
+}
+
+/// Keys whose strings are statements for any server.
+const SQL_KEYS: &[&str] = &["sql"];
+
+/// Keys whose strings are statements for a database's server, and for others when they
+/// read as statements (a search's `query` of words, a GraphQL `query`, are not).
+const STATEMENT_KEYS: &[&str] = &["query", "queries", "statement", "statements"];
+
+/// Keys whose strings are a database's commands when the server is one and they read as
+/// statements (`{"command": "FLUSHDB"}`); elsewhere, or otherwise, a command is shell.
+const COMMAND_KEYS: &[&str] = &["command", "commands", "cmd"];
+
+/// Judges the statements an MCP tool's input carries (its top-level `sql`, `query` …
+/// strings or arrays of them, as [`SQL_KEYS`], [`STATEMENT_KEYS`] and [`COMMAND_KEYS`] say) by the
+/// one SQL judge ([`sql::judge`], as the shell clients' statements are), and pushes the act
+/// the worst of them is ([`sql::act`]) unless it only reads. Returns whether the `command`
+/// was taken as a statement.
+fn statements(
+    server: &str,
+    tool: &str,
+    words: &[String],
+    input: &Value,
+    ctx: &Context,
+    out: &mut Findings,
+) -> bool {
+    let Some(map) = input.as_object() else {
+        return false;
+    };
+    let database = database_server(server, words);
+    let mut worst: Option<Sql> = None;
+    let mut consumed = false;
+    for (key, value) in map {
+        let k = key.to_ascii_lowercase();
+        let texts: Vec<&str> = match value {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+            _ => continue,
+        };
+        let key = k.as_str();
+        let read_as = |t: &str| {
+            SQL_KEYS.contains(&key)
+                || STATEMENT_KEYS.contains(&key) && (database || sql::looks_like(t))
+                || COMMAND_KEYS.contains(&key) && database && sql::looks_like(t)
+        };
+        for t in texts.into_iter().filter(|t| read_as(t)) {
+            worst = worst.max(Some(sql::judge(t)));
+            consumed |= k == "command";
+        }
+    }
+    if let Some(v) = worst
+        && v != Sql::Read
+    {
+        // A statement that only reads adds nothing to what the tool's name says.
+        let (act, id, explain) = sql::act(v, &format!("{server} {tool}"));
+        let said = Said {
+            id,
+            explain: &explain,
+            verb: "",
+            safer: None,
+        };
+        let f = policy::finding(&Effect::Act(act), said, ctx);
+        out.push(&format!("mcp__{server}__{tool}"), f);
+    }
+    consumed
 }
 
 /// Keys whose strings are paths (compared in lower case; camelCase and snake_case alike):
@@ -679,9 +686,10 @@ fn path_in(s: &str, key: &str, ctx: &Context) -> Option<paths::Target> {
     None
 }
 
-/// Judges an MCP tool's arguments by what they are, wherever they are in its input: SQL in
-/// a `query`, paths a filesystem server writes, deletes or reads (whatever their key, in
-/// nested objects and arrays too), the cloud metadata service, and credentials sent away.
+/// Describes an MCP tool's arguments by what they are, wherever they are in its input: paths
+/// a filesystem server writes, deletes or reads (whatever their key, in nested objects and
+/// arrays too), the cloud metadata service, and credentials sent away (statements:
+/// [`statements`]).
 fn mcp_arguments(
     server: &str,
     tool: &str,
@@ -690,9 +698,9 @@ fn mcp_arguments(
     ctx: &Context,
     out: &mut Findings,
 ) {
-    let Some(map) = input.as_object() else {
+    if !input.is_object() {
         return;
-    };
+    }
     let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
     let sends = has(&[
         "fetch", "post", "send", "request", "http", "search", "upload", "publish", "create",
@@ -707,63 +715,7 @@ fn mcp_arguments(
         "update", "set",
     ]);
     let text = format!("mcp__{server}__{tool}");
-    for (key, value) in map {
-        let Some(s) = value.as_str() else {
-            continue;
-        };
-        let k = key.to_ascii_lowercase();
-        if matches!(k.as_str(), "query" | "sql" | "statement" | "statements") {
-            let lower = s.to_ascii_lowercase();
-            let destroys = [
-                "drop ",
-                "truncate ",
-                "delete from",
-                "dropdatabase",
-                "flushall",
-            ]
-            .iter()
-            .any(|d| lower.contains(d));
-            let first = lower.split_whitespace().next().unwrap_or("");
-            let sql = matches!(
-                first,
-                "select"
-                    | "with"
-                    | "insert"
-                    | "update"
-                    | "delete"
-                    | "drop"
-                    | "create"
-                    | "alter"
-                    | "truncate"
-                    | "grant"
-                    | "revoke"
-                    | "merge"
-                    | "replace"
-            );
-            if destroys {
-                out.push(
-                    &text,
-                    Finding::new(
-                        Domain::Database,
-                        Risk::High,
-                        "database-destructive",
-                        format!("{server} {tool} runs SQL that drops, truncates or deletes"),
-                    )
-                    .kind(Kind::Irreversible),
-                );
-            } else if sql && !matches!(first, "select" | "with") {
-                out.push(
-                    &text,
-                    Finding::new(
-                        Domain::Database,
-                        Risk::Medium,
-                        "database",
-                        format!("{server} {tool} runs SQL that changes data"),
-                    ),
-                );
-            }
-        }
-    }
+    let who = format!("{server} {tool}");
     let mut strings = Strings::default();
     collect_strings(input, "", false, 0, &mut strings);
     let mut sent_secret = false;
@@ -771,15 +723,8 @@ fn mcp_arguments(
     for &(key, s, content) in &strings.items {
         if sends && !sent_secret && carries_secret(s) {
             sent_secret = true;
-            out.push(
-                &text,
-                Finding::new(
-                    Domain::Mcp,
-                    Risk::Critical,
-                    "exfiltration",
-                    format!("{server} {tool} sends a credential (in `{key}`) off the machine"),
-                ),
-            );
+            let f = judge(&Effect::Mcp(McpUse::SendsSecret(key.to_owned())), &who, ctx);
+            out.push(&text, f);
         }
         if content {
             continue;
@@ -790,7 +735,8 @@ fn mcp_arguments(
             && (url_like && is_metadata_url(s) || host_key && super::url::is_metadata_host(s))
         {
             metadata = true;
-            out.push(&text, metadata_finding(&format!("{server} {tool} reaches")));
+            let f = judge_path(&Effect::Metadata, &format!("{who} reaches"), ctx);
+            out.push(&text, f);
         }
         let Some(t) = path_in(s, key, ctx) else {
             continue;
@@ -802,12 +748,17 @@ fn mcp_arguments(
         ) || k.starts_with("source")
             || k.starts_with("old");
         let f = if deletes || moves && source_side {
-            policy::delete_finding(&t, &format!("{server} {tool} deletes"), true, ctx)
+            let effect = Effect::Delete {
+                target: t,
+                recursive: true,
+                note: None,
+            };
+            judge_path(&effect, &format!("{who} deletes"), ctx)
         } else if writes || moves {
-            policy::write_finding(&t, &format!("{server} {tool} writes"))
+            judge_path(&Effect::Write(t, None), &format!("{who} writes"), ctx)
         } else {
             let t = paths::through_read_links(t, ctx);
-            policy::read_finding(&t, &format!("{server} {tool} reads"))
+            judge_path(&Effect::Read(t), &format!("{who} reads"), ctx)
         };
         // Under a path key every path is said (as before); elsewhere only what matters.
         if path_key(key) || f.risk >= Risk::High || f.kind >= Kind::Irreversible {
@@ -815,18 +766,157 @@ fn mcp_arguments(
         }
     }
     if strings.overflow {
-        out.push(
-            &text,
-            Finding::new(
-                Domain::Mcp,
+        let unread = McpUse::Unread {
+            strings: MAX_STRINGS,
+            kib: MAX_STRING_BYTES / 1024,
+            depth: MAX_DEPTH,
+        };
+        out.push(&text, judge(&Effect::Mcp(unread), &who, ctx));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::json;
+
+    use super::super::Domain;
+    use super::*;
+
+    fn ctx() -> Context {
+        let root = Path::new("/home/dev/project");
+        Context::new(root, root, Some(Path::new("/home/dev")), [])
+    }
+
+    fn verdict(c: &Classification) -> (Domain, Risk, Kind, &str) {
+        (c.domain, c.risk, c.kind, c.rule.as_str())
+    }
+
+    #[test]
+    fn a_statement_through_mcp_is_judged_as_through_its_client() {
+        for (tool, input, shell) in [
+            (
+                "mcp__redis__query",
+                json!({"query": "FLUSHDB"}),
+                "redis-cli FLUSHDB",
+            ),
+            (
+                "mcp__redis__execute_command",
+                json!({"command": "FLUSHALL"}),
+                "redis-cli FLUSHALL",
+            ),
+            (
+                "mcp__postgres__query",
+                json!({"sql": "DROP TABLE t"}),
+                "psql -c 'DROP TABLE t'",
+            ),
+            (
+                "mcp__postgres__query",
+                json!({"sql": "DROP/**/TABLE t"}),
+                "psql -c 'DROP/**/TABLE t'",
+            ),
+            (
+                "mcp__postgres__query",
+                json!({"sql": "UPDATE users SET admin = true"}),
+                "psql -c 'UPDATE users SET admin = true'",
+            ),
+            (
+                "mcp__postgres__query",
+                json!({"sql": "INSERT INTO t VALUES (1)"}),
+                "psql -c 'INSERT INTO t VALUES (1)'",
+            ),
+            (
+                "mcp__sqlite__read_query",
+                json!({"query": "SELECT load_extension('/tmp/x.so')"}),
+                "sqlite3 app.db \"SELECT load_extension('/tmp/x.so')\"",
+            ),
+            (
+                "mcp__mongodb__run",
+                json!({"statements": ["db.users.find({})", "db.users.drop()"]}),
+                "mongosh --eval 'db.users.drop()'",
+            ),
+        ] {
+            let ctx = ctx();
+            let mcp = classify_tool(tool, &input, &ctx);
+            let sh = classify_tool("Bash", &json!({ "command": shell }), &ctx);
+            assert_eq!(verdict(&mcp), verdict(&sh), "{tool} {input} / {shell}");
+            assert_ne!(mcp.domain, Domain::Mcp, "{tool} {input}");
+        }
+    }
+
+    #[test]
+    fn queries_that_only_read_keep_the_tool_s_own_verdict() {
+        for (tool, input, rule, risk) in [
+            (
+                "mcp__postgres__query",
+                json!({"sql": "select 1"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            (
+                "mcp__redis__query",
+                json!({"query": "GET k"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            (
+                "mcp__postgres__query",
+                json!({"sql": "WITH x AS (SELECT 1) SELECT * FROM x"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            // Words and GraphQL are not statements, whatever the key.
+            (
+                "mcp__exa__search",
+                json!({"query": "rust hook latency"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            (
+                "mcp__notion__query_database",
+                json!({"query": "meeting notes"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            (
+                "mcp__github__graphql",
+                json!({"query": "query { viewer { login } }"}),
+                "mcp-write",
+                Risk::Medium,
+            ),
+            // A statement's words in quotes are data.
+            (
+                "mcp__postgres__query",
+                json!({"sql": "select 'drop table x'"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            // A shell command of a server that is not a database's stays shell.
+            (
+                "mcp__desktop-commander__execute_command",
+                json!({"command": "ls"}),
+                "mcp-exec",
                 Risk::High,
-                "mcp-arguments-unread",
-                format!(
-                    "{server} {tool} was given more than {MAX_STRINGS} strings or {} KiB of them (or nesting deeper than {MAX_DEPTH}): oath did not read them all",
-                    MAX_STRING_BYTES / 1024
-                ),
-            )
-            .kind(Kind::NotUnderstood),
-        );
+            ),
+        ] {
+            let c = classify_tool(tool, &input, &ctx());
+            assert_eq!((c.rule.as_str(), c.risk), (rule, risk), "{tool} {input}");
+        }
+    }
+
+    #[test]
+    fn database_servers_are_told_by_their_names() {
+        for (server, tool, want) in [
+            ("redis", "query", true),
+            ("mcp-server-postgres", "query", true),
+            ("plugin_supabase_supabase", "execute_sql", true),
+            ("duckdb", "run", true),
+            ("notion", "query_database", false),
+            ("github", "search_issues", false),
+            ("desktop-commander", "execute_command", false),
+        ] {
+            assert_eq!(database_server(server, &name_words(tool)), want, "{server}");
+        }
     }
 }

@@ -4,9 +4,8 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use super::Domain;
-use super::Risk;
-use super::rule::Finding;
+/// The cloud metadata service's finding is the policy's; handlers name it from here.
+pub(crate) use super::policy::metadata_finding;
 
 /// Returns whether a URL points at this machine.
 pub(crate) fn is_loopback_url(u: &str) -> bool {
@@ -426,19 +425,6 @@ fn range_values(spec: &str, limit: usize) -> Option<Vec<String>> {
         }
         _ => Some(vec![format!("[{spec}]")]),
     }
-}
-
-/// The finding for a request to a cloud instance metadata service: it hands out the
-/// machine's cloud credentials, so fetching from it is reading them (held).
-pub(crate) fn metadata_finding(what: &str) -> Finding {
-    Finding::new(
-        Domain::Network,
-        Risk::Critical,
-        "cloud-metadata",
-        format!(
-            "{what} the cloud instance metadata service, which hands out the machine's credentials"
-        ),
-    )
 }
 
 #[cfg(test)]

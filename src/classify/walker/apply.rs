@@ -14,7 +14,6 @@ use super::super::pack::schema::{
 use super::super::pack::{self, Descent, Facts, Found, Level, View};
 use super::super::paths::{Target, Zone};
 use super::super::policy::{self, Said};
-use super::super::rule::Finding;
 use super::gaps::Who;
 use super::{Flow, Leaf, Mods, Walker};
 
@@ -326,15 +325,17 @@ impl Walker<'_> {
             }
         }
         // A rule whose path selection found nothing: said, with what it would have done.
-        let no_path = |risk, rule: &'static str, effect: &str| {
-            let mut f = Finding::new(
-                super::Domain::FileWrite,
-                risk,
-                rule,
-                format!("{explain}: no path given"),
-            );
+        let no_path = |w: &Self, delete: bool| {
+            let effect = Effect::NoPath { delete };
+            let said = Said {
+                id: &rule.id,
+                explain: &explain,
+                verb: "",
+                safer: None,
+            };
+            let mut f = policy::finding(&effect, said, w.ctx);
             if details {
-                f.effect = Some(effect.into());
+                f.effect = Some(effect.to_string());
                 f.source = Some(source.clone());
             }
             f
@@ -343,7 +344,7 @@ impl Walker<'_> {
             let verb = verb_of("writes");
             let targets = self.targets(sel, level);
             if targets.is_empty() {
-                let f = no_path(super::Risk::Medium, "write-unknown-path", "write()");
+                let f = no_path(self, false);
                 self.push(t, f);
             }
             for tg in targets {
@@ -379,15 +380,9 @@ impl Walker<'_> {
                 Differs::No => {}
                 // Another version's settings may be a teammate's: a person decides.
                 Differs::Yes => {
-                    let f = Finding::new(
-                        super::Domain::GitLocal,
-                        super::Risk::High,
-                        "git-rewrites-settings",
-                        format!(
-                            "{explain}, which changes Claude Code's settings or hooks in .claude: a person looks at that change"
-                        ),
-                    )
-                    .kind(super::super::Kind::Irreversible);
+                    let mut f = self.own(&Effect::RewritesSettings, &rule.id, &explain, "");
+                    // Its effect was never shown.
+                    f.effect = None;
                     self.push(t, f);
                 }
                 Differs::Unknown => {
@@ -412,7 +407,7 @@ impl Walker<'_> {
                 targets.push(super::super::paths::target(None, self.ctx));
             }
             if targets.is_empty() {
-                let f = no_path(super::Risk::Low, "delete-nothing", "delete()");
+                let f = no_path(self, true);
                 self.push(t, f);
             }
             for tg in targets {

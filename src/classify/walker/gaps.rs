@@ -8,7 +8,7 @@ use crate::shell::{Simple, Word};
 use super::super::effect::{Effect, Exposed};
 use super::super::pack::account::Gap;
 use super::super::paths::Zone;
-use super::super::rule::Finding;
+use super::super::policy;
 use super::super::{Domain, Kind, Risk};
 use super::Walker;
 
@@ -59,22 +59,14 @@ impl Walker<'_> {
         } else {
             format!("`{name}` with words no rule of the {pack} pack reads")
         };
-        // Its domain and risk are those of the worst of what the command was found to do.
-        let worst = self.out.items[from.min(self.out.items.len())..]
-            .iter()
-            .map(|(_, f)| f)
-            .max_by_key(|f| (f.kind, f.risk))
-            .map(|f| (f.domain, f.risk));
-        let mut f = self.own(
+        let found = &self.out.items[from.min(self.out.items.len())..];
+        let f = self.own(
             &Effect::Unexplained(words),
             "partly-understood",
             &explain,
             "",
         );
-        if let Some((d, r)) = worst {
-            f.domain = d;
-            f.risk = r;
-        }
+        let mut f = policy::beside(f, found.iter().map(|(_, f)| f));
         if self.ctx.details() {
             f.source = Some(format!("{pack}: {name} (words no rule accounts for)"));
         }
@@ -194,16 +186,16 @@ impl Walker<'_> {
                 && p.risk > Risk::Low
         });
         if c.kind == Kind::Catastrophic {
-            let mut f = Finding::new(
+            let mut f = policy::carried(
                 c.domain,
                 c.risk,
+                c.kind,
                 c.rule.clone(),
                 format!(
                     "{explain}: a word oath cannot place holds code that {}",
                     c.reason
                 ),
-            )
-            .kind(Kind::Catastrophic);
+            );
             f.alternative = c.alternative.clone().map(Into::into);
             self.push(&s.text, f);
         } else if c.kind >= Kind::NotUnderstood || c.risk >= Risk::High || markers && real {

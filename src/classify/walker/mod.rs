@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use crate::shell::{self, RedirectKind, Script, Simple, Word};
 
 use super::effect::{Code, Effect};
-use super::pack::schema::Carried;
+use super::pack::schema::{Act, Carried};
 use super::paths::{self, Target, Zone};
 use super::policy::{self, Said};
 use super::rule::{Finding, Findings};
@@ -35,12 +35,21 @@ pub(crate) fn classify_command(cmd: &str, ctx: &Context) -> Classification {
     let mut w = Walker::new(ctx);
     w.line(cmd, 0);
     if w.out.items.is_empty() {
-        w.out.push(
-            cmd,
-            Finding::new(Domain::ShellExec, Risk::Low, "empty", "nothing to run"),
-        );
+        w.out.push(cmd, harmless("empty", "nothing to run", ctx));
     }
     w.out.into_classification()
+}
+
+/// Returns the finding for what runs nothing (an empty line, assignments only), as the
+/// policy judges harmless shell work; its effect is not shown.
+fn harmless(id: &str, explain: &str, ctx: &Context) -> Finding {
+    let said = Said {
+        id,
+        explain,
+        verb: "",
+        safer: None,
+    };
+    policy::finding(&Effect::Act(Act::ShellHarmless), said, ctx)
 }
 
 /// What a command feeds into the next stage of its pipeline.
@@ -355,14 +364,9 @@ impl<'a> Walker<'a> {
         if s.words.is_empty() {
             if self.out.items.len() == before {
                 let f = if s.assigns.is_empty() {
-                    Finding::new(Domain::ShellExec, Risk::Low, "no-command", "runs nothing")
+                    harmless("no-command", "runs nothing", self.ctx)
                 } else {
-                    Finding::new(
-                        Domain::ShellExec,
-                        Risk::Low,
-                        "assignment",
-                        "sets shell variables",
-                    )
+                    harmless("assignment", "sets shell variables", self.ctx)
                 };
                 self.push(&s.text, f);
             }
@@ -401,10 +405,7 @@ impl<'a> Walker<'a> {
         mods: Mods,
     ) -> Leaf {
         let Some(first) = argv.first() else {
-            self.push(
-                &s.text,
-                Finding::new(Domain::ShellExec, Risk::Low, "no-command", "runs nothing"),
-            );
+            self.push(&s.text, harmless("no-command", "runs nothing", self.ctx));
             return Leaf::default();
         };
         if !first.literal
@@ -537,34 +538,19 @@ impl<'a> Walker<'a> {
 
     /// Pushes the finding for reading some paths: the worst of them, or a plain read.
     fn read_paths(&mut self, t: &str, files: &[Target], verb: &str, leaf: &mut Leaf) {
-        let mut worst: Option<(Finding, &Target)> = None;
-        for tg in files {
-            if tg.credential {
-                leaf.produces.secret = true;
-            }
-            let f = policy::read_finding(tg, verb);
-            if worst.as_ref().is_none_or(|(b, _)| f.risk > b.risk) {
-                worst = Some((f, tg));
-            }
+        if files.iter().any(|tg| tg.credential) {
+            leaf.produces.secret = true;
         }
-        let details = self.ctx.details();
-        let f = match worst {
-            Some((mut f, tg)) if f.rule != "read" => {
-                if details {
-                    f.effect = Some(Effect::Read(tg.clone()).to_string());
-                }
-                f
-            }
-            _ => {
-                let mut f =
-                    Finding::new(Domain::FileRead, Risk::Low, "read", format!("{verb} files"));
-                if details {
+        let (mut f, deciding) = policy::reads(files, verb);
+        if self.ctx.details() {
+            f.effect = Some(match deciding {
+                Some(i) => Effect::Read(files[i].clone()).to_string(),
+                None => {
                     let labels: Vec<String> = files.iter().map(Target::label).collect();
-                    f.effect = Some(format!("read({})", labels.join(", ")));
+                    format!("read({})", labels.join(", "))
                 }
-                f
-            }
-        };
+            });
+        }
         self.push(t, f);
     }
 

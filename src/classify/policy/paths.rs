@@ -1,0 +1,561 @@
+//! The policy of paths: reading, writing, deleting, wiping and changing permissions of a
+//! path, by its zone and what it holds.
+
+use std::path::Path;
+
+use super::super::pack::schema::PathNote;
+use super::super::paths::{Target, Zone};
+use super::super::rule::Finding;
+use super::super::{Context, Domain, Kind, Loses, Risk};
+
+pub(super) fn delete(
+    t: &Target,
+    verb: &str,
+    recursive: bool,
+    note: Option<PathNote>,
+    ctx: &Context,
+) -> Finding {
+    if note == Some(PathNote::MovesAway) {
+        if t.protected || t.holds_protected {
+            return self_protect(verb, t);
+        }
+        return delete_finding(t, verb, true, ctx);
+    }
+    // An empty folder of the project, the home or a temporary directory holds nothing;
+    // elsewhere (mount points, a service's run folder) its absence can break the system.
+    if note == Some(PathNote::OnlyEmpty)
+        && !t.protected
+        && !t.holds_protected
+        && t.path.is_some()
+        && (t.in_project() || matches!(t.zone, Zone::Temp | Zone::Home | Zone::HomeTop))
+    {
+        return Finding::new(
+            Domain::FileDelete,
+            Risk::Low,
+            "delete-empty-directory",
+            format!("{verb} {} only if it is empty: nothing is lost", t.shown()),
+        );
+    }
+    let mut f = delete_finding(t, verb, recursive, ctx);
+    if note == Some(PathNote::Shreds) && t.in_project() {
+        f = f.at_least(Risk::High);
+    }
+    f
+}
+
+pub(super) fn wipe(t: &Target, explain: &str) -> Finding {
+    if t.zone == Zone::Device {
+        return Finding::new(
+            Domain::System,
+            Risk::Critical,
+            "disk-tool",
+            format!(
+                "{explain}: on the device {}, destroys what is on it",
+                t.shown()
+            ),
+        )
+        .alt("work on an image file inside the project");
+    }
+    Finding::new(Domain::System, Risk::High, "disk-tool", explain).kind(Kind::Irreversible)
+}
+
+pub(super) fn perm_finding(name: &str, mode: &str, t: &Target, recursive: bool) -> Finding {
+    let shown = t.shown();
+    if t.protected
+        || t.holds_protected && recursive && !matches!(t.zone, Zone::Root | Zone::HomeTop)
+    {
+        return self_protect(&format!("{name} changes"), t);
+    }
+    let setuid = name == "chmod"
+        && (mode.contains('s') || mode.len() == 4 && mode.starts_with(['4', '2', '6']));
+    let alt = "change permissions of specific files inside the project";
+    let whole_home = t.zone == Zone::HomeTop && t.is_home();
+    if recursive
+        && (whole_home
+            || matches!(
+                t.zone,
+                Zone::Root | Zone::System | Zone::OtherHome | Zone::Device
+            ))
+    {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::Critical,
+            "recursive-permissions-outside",
+            format!("{name} -R on {shown}: changes permissions of a whole system, home or other user's tree"),
+        )
+        .alt(alt);
+    }
+    if t.path.is_none() {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "change-permissions",
+            format!("{name} on a path computed at run time"),
+        )
+        .kind(Kind::NotUnderstood);
+    }
+    if !t.in_project() {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "change-permissions-outside",
+            format!("{name} changes {shown}, outside the project"),
+        )
+        .kind(Kind::Irreversible)
+        .alt(alt);
+    }
+    if recursive
+        || setuid
+        || name != "chmod"
+        || mode.is_empty()
+        || mode.contains("777")
+        || mode.contains("o+w")
+        || mode.contains("a+w")
+    {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "change-permissions",
+            format!(
+                "{name} {mode} on {shown}{}",
+                if recursive { " recursively" } else { "" }
+            ),
+        );
+    }
+    Finding::new(
+        Domain::FileWrite,
+        Risk::Medium,
+        "change-permissions",
+        format!("{name} {mode} on {shown}"),
+    )
+}
+
+/// The self-protection finding.
+pub(crate) fn self_protect(what: &str, t: &Target) -> Finding {
+    Finding::new(
+        Domain::Global,
+        Risk::Critical,
+        "oath-self-protect",
+        format!(
+            "{what} {} which holds oath's own configuration, state, audit trail, hooks or binary; people change these through the `oath` CLI",
+            t.shown()
+        ),
+    )
+    .alt("ask the person to run the `oath` command that makes this change (oath config, oath phase, oath install/uninstall)")
+}
+
+/// Returns the domain of a write inside the project.
+fn project_write_domain(z: Zone) -> Domain {
+    match z {
+        Zone::ProjectSrc => Domain::FileWriteSrc,
+        Zone::ProjectDocs => Domain::DocsWrite,
+        _ => Domain::FileWrite,
+    }
+}
+
+/// Returns the finding for writing (creating or overwriting) a file.
+pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
+    let shown = t.shown();
+    if t.protected {
+        return self_protect(verb, t);
+    }
+    if t.path.is_none() {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-unknown-path",
+            format!("{verb} a path computed at run time"),
+        )
+        .kind(Kind::NotUnderstood);
+    }
+    // Claude Code's plan mode writes its plan there: a note for the person, run by nothing.
+    if t.zone == Zone::Home
+        && let Some(name) = shown.strip_prefix("~/.claude/plans/")
+        && !name.contains('/')
+        && name.ends_with(".md")
+    {
+        return Finding::new(
+            Domain::DocsWrite,
+            Risk::Low,
+            "write-agent-plan",
+            format!("{verb} {shown}, Claude Code's plan for this session"),
+        );
+    }
+    if t.account_db {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::Critical,
+            "write-system-auth",
+            format!("{verb} {shown}, a system account, sudo, cron or service file"),
+        );
+    }
+    if t.credential && !t.in_project() {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::Critical,
+            "write-credentials",
+            format!("{verb} {shown}, which holds credentials or keys"),
+        );
+    }
+    if t.shell_rc {
+        let own = matches!(t.zone, Zone::HomeTop | Zone::Home);
+        return if own {
+            Finding::new(
+                Domain::FileWrite,
+                Risk::High,
+                "write-shell-startup",
+                format!("{verb} {shown}, a shell start-up file (runs in every new shell)"),
+            )
+            .kind(Kind::Irreversible)
+        } else {
+            Finding::new(
+                Domain::FileWrite,
+                Risk::Critical,
+                "write-other-user-startup",
+                format!("{verb} {shown}, a shell start-up file of another user or of the system"),
+            )
+        };
+    }
+    if t.ci_config {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-ci-config",
+            format!("{verb} {shown}: CI configuration runs code with the repository's secrets"),
+        )
+        .kind(Kind::Irreversible);
+    }
+    if t.persistent_config {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-persistent-config",
+            format!("{verb} {shown}: a file that runs code outside this session (on cd, on your commits, when the folder opens or Claude Code starts)"),
+        )
+        .kind(Kind::Irreversible);
+    }
+    if t.exec_config {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-exec-config",
+            format!("{verb} {shown}: test set-up that pytest runs as code"),
+        );
+    }
+    let irr = |f: Finding| f.kind(Kind::Irreversible);
+    match t.zone {
+        Zone::Harmless => Finding::new(
+            Domain::ShellExec,
+            Risk::Low,
+            "write-dev-null",
+            format!("{verb} {shown}, which keeps nothing"),
+        ),
+        Zone::Network => irr(Finding::new(
+            Domain::NetworkWrite,
+            Risk::High,
+            "dev-tcp",
+            format!("{verb} {shown}: a raw network connection"),
+        )),
+        Zone::Device => Finding::new(
+            Domain::FileWrite,
+            Risk::Critical,
+            "write-device",
+            format!("{verb} the device {shown}: destroys what is on it"),
+        )
+        .alt("work on an image file inside the project"),
+        Zone::Root | Zone::System => irr(Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-system",
+            format!("{verb} {shown}, a system path outside the project"),
+        )),
+        Zone::OtherHome => irr(Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-other-user",
+            format!("{verb} {shown}, in another user's home"),
+        )),
+        Zone::HomeTop | Zone::Home | Zone::Elsewhere => irr(Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-outside-project",
+            format!("{verb} {shown}, outside the project"),
+        )),
+        Zone::Temp => Finding::new(
+            Domain::FileWrite,
+            Risk::Medium,
+            "write-temp",
+            format!("{verb} {shown}, a temporary file"),
+        ),
+        Zone::ProjectGitExec => irr(Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-git-hooks",
+            format!(
+                "{verb} {shown}: git's own files (hooks, config, refs, objects) decide what git runs and keeps"
+            ),
+        )),
+        Zone::ProjectSrc | Zone::ProjectDocs | Zone::Project => {
+            if t.credential {
+                Finding::new(
+                    Domain::FileWrite,
+                    Risk::High,
+                    "write-secrets-file",
+                    format!("{verb} {shown}, a secrets file"),
+                )
+            } else {
+                Finding::new(
+                    project_write_domain(t.zone),
+                    Risk::Medium,
+                    "write-project-file",
+                    format!("{verb} {shown}, inside the project"),
+                )
+            }
+        }
+    }
+}
+
+/// Returns whether a top-level folder of the home (as shown, `~/.npm`) is a package or
+/// build cache that tools recreate.
+fn is_cache_dir(shown: &str) -> bool {
+    matches!(
+        shown,
+        "~/.cache"
+            | "~/.npm"
+            | "~/.yarn"
+            | "~/.pnpm-store"
+            | "~/.gradle"
+            | "~/.m2"
+            | "~/.ivy2"
+            | "~/.sbt"
+            | "~/.nuget"
+            | "~/.bun"
+            | "~/.deno"
+            | "~/.node-gyp"
+            | "~/.pub-cache"
+            | "~/.cocoapods"
+            | "~/.expo"
+            | "~/.turbo"
+            | "~/.parcel-cache"
+            | "~/.pytest_cache"
+            | "~/.mypy_cache"
+            | "~/.ruff_cache"
+            | "~/.ccache"
+    )
+}
+
+/// Returns the finding for deleting (or irreversibly destroying) a path.
+pub(crate) fn delete_finding(t: &Target, verb: &str, recursive: bool, ctx: &Context) -> Finding {
+    let shown = t.shown();
+    if t.protected || t.holds_protected && !matches!(t.zone, Zone::Root | Zone::HomeTop) {
+        return self_protect(verb, t);
+    }
+    let outside = "delete specific paths inside the project";
+    let crit = |rule: &'static str, why: String| {
+        Finding::new(Domain::FileDelete, Risk::Critical, rule, why).alt(outside)
+    };
+    let irr = |f: Finding| f.kind(Kind::Irreversible);
+    if t.path.is_none() {
+        return Finding::new(
+            Domain::FileDelete,
+            Risk::High,
+            "delete-unknown-path",
+            format!("{verb} a path computed at run time"),
+        )
+        .kind(Kind::NotUnderstood)
+        .alt("name the paths to delete literally");
+    }
+    match t.zone {
+        Zone::Root => crit(
+            "delete-root",
+            format!("{verb} {shown}: the whole system or every home"),
+        ),
+        Zone::HomeTop if is_cache_dir(&shown) => Finding::new(
+            Domain::FileDelete,
+            Risk::High,
+            "delete-cache",
+            format!("{verb} {shown}, a cache outside the project that tools recreate"),
+        ),
+        Zone::HomeTop => crit(
+            "delete-home",
+            format!("{verb} {shown}: the home directory or a top-level folder of it"),
+        ),
+        Zone::System if recursive => crit(
+            "delete-system",
+            format!("{verb} {shown} recursively: a system directory"),
+        ),
+        Zone::OtherHome if recursive => crit(
+            "delete-other-user",
+            format!("{verb} {shown} recursively: another user's files"),
+        ),
+        Zone::Device => crit("delete-device", format!("{verb} the device {shown}")),
+        _ if t.credential && !t.in_project() => crit(
+            "delete-credentials",
+            format!("{verb} {shown}: credentials or keys, not recoverable"),
+        ),
+        Zone::Home if recursive => irr(Finding::new(
+            Domain::FileDelete,
+            Risk::High,
+            "delete-outside-project",
+            format!("{verb} {shown} recursively, outside the project"),
+        )
+        .alt(outside)),
+        Zone::Harmless => Finding::new(
+            Domain::FileDelete,
+            Risk::Low,
+            "delete-dev-null",
+            format!("{verb} {shown}"),
+        ),
+        Zone::Temp => Finding::new(
+            Domain::FileDelete,
+            if recursive { Risk::High } else { Risk::Medium },
+            "delete-temp",
+            format!("{verb} {shown}, a temporary path"),
+        ),
+        Zone::System | Zone::OtherHome | Zone::Home | Zone::Elsewhere | Zone::Network => {
+            irr(Finding::new(
+                Domain::FileDelete,
+                Risk::High,
+                "delete-outside-project",
+                format!("{verb} {shown}, outside the project"),
+            )
+            .alt(outside))
+        }
+        // A repository's own store (`.git`, or a submodule's): its history, branches, stashes
+        // and index, which git cannot bring back from itself.
+        Zone::ProjectSrc | Zone::ProjectDocs | Zone::Project | Zone::ProjectGitExec
+            if t
+                .path
+                .as_deref()
+                .is_some_and(|p| p.components().any(|c| c.as_os_str() == ".git")) =>
+        {
+            irr(Finding::new(
+                Domain::FileDelete,
+                Risk::High,
+                "delete-git-store",
+                format!("{verb} {shown}: the repository's own store (history, branches, stashes, the index), which git cannot bring back"),
+            ))
+            .alt("push or bundle the repository first (git bundle create ../backup.bundle --all)")
+        }
+        Zone::ProjectSrc | Zone::ProjectDocs | Zone::Project | Zone::ProjectGitExec => {
+            let project_root = t.path.as_deref() == Some(ctx.project_root());
+            let loses = t.path.as_deref().map_or(Loses::Work, |p| ctx.loses(p));
+            let (rule, risk, what) = if project_root && recursive {
+                (
+                    "delete-project",
+                    Risk::High,
+                    "the whole project recursively".to_owned(),
+                )
+            } else if recursive {
+                (
+                    "delete-recursive-project",
+                    Risk::High,
+                    format!("{shown} recursively, inside the project"),
+                )
+            } else {
+                (
+                    "delete-project-file",
+                    Risk::Medium,
+                    format!("{shown}, inside the project"),
+                )
+            };
+            let f = Finding::new(Domain::FileDelete, risk, rule, format!("{verb} {what}"));
+            match loses {
+                Loses::Nothing => Finding {
+                    reason: format!(
+                        "{}: git or a rebuild brings back what it deletes (tracked and unchanged, ignored, or absent)",
+                        f.reason
+                    ),
+                    ..f
+                },
+                Loses::Work => irr(Finding {
+                    reason: format!(
+                        "{}: it holds work neither git nor a rebuild brings back (untracked or uncommitted)",
+                        f.reason
+                    ),
+                    ..f
+                })
+                .alt("commit or stash the work first, or delete specific files git tracks"),
+            }
+        }
+    }
+}
+
+/// Returns the finding for reading a path (credentials are not low).
+pub(crate) fn read_finding(t: &Target, verb: &str) -> Finding {
+    if t.credential
+        || matches!(t.path.as_deref(), Some(p) if p == Path::new("/etc/shadow") || p.starts_with("/etc/sudoers"))
+    {
+        return Finding::new(
+            Domain::FileRead,
+            Risk::High,
+            "read-credentials",
+            format!("{verb} {}, which holds credentials or keys", t.shown()),
+        )
+        .kind(Kind::Irreversible)
+        .alt("read the non-secret configuration instead (e.g. .env.example)");
+    }
+    if t.zone == Zone::Device {
+        return Finding::new(
+            Domain::FileRead,
+            Risk::High,
+            "read-device",
+            format!("{verb} the raw device {}", t.shown()),
+        )
+        .kind(Kind::Irreversible);
+    }
+    Finding::new(
+        Domain::FileRead,
+        Risk::Low,
+        "read",
+        format!("{verb} {}", t.shown()),
+    )
+}
+
+/// Returns the finding for the client's own file tool writing a path. Claude Code keeps a
+/// checkpoint of every file its own tools change (`/rewind`), and git holds the committed
+/// text: an ordinary project file written this way comes back, so it is low risk (a shell's
+/// writes have no checkpoint).
+pub(super) fn edit(t: &Target, verb: &str) -> Finding {
+    let mut f = write_finding(t, verb);
+    if f.rule == "write-project-file" {
+        f.risk = Risk::Low;
+        f.reason
+            .push_str(" (Claude Code's checkpoint and git bring it back)");
+    }
+    f
+}
+
+/// Returns the finding for a rule that writes or deletes paths and was given none.
+pub(super) fn no_path(delete: bool, explain: &str) -> Finding {
+    let (risk, rule) = if delete {
+        (Risk::Low, "delete-nothing")
+    } else {
+        (Risk::Medium, "write-unknown-path")
+    };
+    Finding::new(
+        Domain::FileWrite,
+        risk,
+        rule,
+        format!("{explain}: no path given"),
+    )
+}
+
+/// Returns the finding for reading some paths: the worst of them with its index, or a
+/// plain read of files when none is more than that.
+pub(crate) fn reads(files: &[Target], verb: &str) -> (Finding, Option<usize>) {
+    let mut worst: Option<(Finding, usize)> = None;
+    for (i, tg) in files.iter().enumerate() {
+        let f = read_finding(tg, verb);
+        if worst.as_ref().is_none_or(|(b, _)| f.risk > b.risk) {
+            worst = Some((f, i));
+        }
+    }
+    match worst {
+        Some((f, i)) if f.rule != "read" => (f, Some(i)),
+        _ => (
+            Finding::new(Domain::FileRead, Risk::Low, "read", format!("{verb} files")),
+            None,
+        ),
+    }
+}
