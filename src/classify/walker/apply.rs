@@ -695,8 +695,7 @@ impl Walker<'_> {
 fn own_grammar(h: Handler) -> bool {
     !matches!(
         h,
-        Handler::Http
-            | Handler::Fd
+        Handler::Fd
             | Handler::Copy
             | Handler::Perm
             | Handler::Unzip
