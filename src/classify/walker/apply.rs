@@ -697,7 +697,6 @@ fn own_grammar(h: Handler) -> bool {
         h,
         Handler::Fd
             | Handler::Copy
-            | Handler::Perm
             | Handler::Unzip
             | Handler::Compress
             | Handler::Sql
