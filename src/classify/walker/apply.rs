@@ -695,10 +695,8 @@ impl Walker<'_> {
 fn own_grammar(h: Handler) -> bool {
     !matches!(
         h,
-        Handler::Http
-            | Handler::Fd
+        Handler::Fd
             | Handler::Copy
-            | Handler::Perm
             | Handler::Unzip
             | Handler::Compress
             | Handler::Sql

@@ -89,6 +89,82 @@ const GIT_CONFIG: &[&str] = &[
     "GIT_COMMON_DIR",
 ];
 
+/// Variables whose value is a compiler, linker or wrapper a build runs (with arguments);
+/// `CARGO_TARGET_<triple>_RUNNER` and `_LINKER` too.
+const TOOL_COMMANDS: &[&str] = &[
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "CARGO_BUILD_RUSTC_WRAPPER",
+    "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER",
+    "RUSTC",
+    "CARGO_BUILD_RUSTC",
+    "RUSTDOC",
+    "CARGO_BUILD_RUSTDOC",
+    "CC",
+    "CXX",
+    "CPP",
+    "LD",
+    "AR",
+    "FC",
+    "HOSTCC",
+];
+
+/// Compilers, linkers and caches those variables usually name (looked up in `PATH`, or in a
+/// system folder), also with a version (`gcc-12`) or a target (`aarch64-linux-gnu-gcc`).
+const USUAL_TOOLS: &[&str] = &[
+    "sccache", "ccache", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "rustdoc", "ld",
+    "lld", "ld.lld", "ld.gold", "mold", "ar", "llvm-ar", "cpp", "gfortran", "musl-gcc",
+];
+
+/// Variables that send a package manager, a module proxy or an SDK to another source of
+/// packages, code or API answers, with the values that name the usual source.
+const SOURCES: &[(&str, &[&str])] = &[
+    ("NPM_CONFIG_REGISTRY", NPM),
+    ("YARN_REGISTRY", NPM),
+    ("YARN_NPM_REGISTRY_SERVER", NPM),
+    ("BUN_CONFIG_REGISTRY", NPM),
+    ("PIP_INDEX_URL", PYPI),
+    ("PIP_EXTRA_INDEX_URL", PYPI),
+    ("PIP_FIND_LINKS", &[]),
+    ("PIP_TRUSTED_HOST", &[]),
+    ("PIP_CONFIG_FILE", &[]),
+    ("UV_INDEX_URL", PYPI),
+    ("UV_EXTRA_INDEX_URL", PYPI),
+    ("UV_DEFAULT_INDEX", PYPI),
+    ("UV_INDEX", PYPI),
+    ("UV_FIND_LINKS", &[]),
+    (
+        "GOPROXY",
+        &[
+            "https://proxy.golang.org",
+            "https://proxy.golang.org,direct",
+            "direct",
+            "off",
+        ],
+    ),
+    ("GOSUMDB", &["sum.golang.org"]),
+    ("GONOSUMDB", &[]),
+    ("GONOSUMCHECK", &[]),
+    ("GOINSECURE", &[]),
+];
+const NPM: &[&str] = &["https://registry.npmjs.org", "https://registry.npmjs.org/"];
+const PYPI: &[&str] = &["https://pypi.org/simple", "https://pypi.org/simple/"];
+
+/// npm settings from the environment (`npm_config_*`, any case) that change only how npm
+/// reports and saves, not where it fetches from or what it runs.
+const NPM_HARMLESS: &[&str] = &[
+    "LOGLEVEL",
+    "PROGRESS",
+    "FUND",
+    "AUDIT",
+    "UPDATE_NOTIFIER",
+    "YES",
+    "COLOR",
+    "SAVE_EXACT",
+    "LEGACY_PEER_DEPS",
+    "ENGINE_STRICT",
+];
+
 /// Interpreter option variables, with the options in them that load code.
 const INTERPRETER_OPTIONS: &[(&str, &[&str])] = &[
     (
@@ -108,6 +184,27 @@ const INTERPRETER_OPTIONS: &[(&str, &[&str])] = &[
         &["-javaagent", "-agentpath", "-agentlib"],
     ),
     ("_JAVA_OPTIONS", &["-javaagent", "-agentpath", "-agentlib"]),
+    // go: -toolexec and -exec run a program for each tool or binary, -overlay swaps files.
+    (
+        "GOFLAGS",
+        &[
+            "-toolexec",
+            "--toolexec",
+            "-exec",
+            "--exec",
+            "-overlay",
+            "--overlay",
+        ],
+    ),
+    // rustc: the linker it runs, and what is passed to it.
+    (
+        "RUSTFLAGS",
+        &["-Clinker", "linker=", "-Clink-arg", "link-arg", "-Zplugin"],
+    ),
+    (
+        "RUSTDOCFLAGS",
+        &["-Clinker", "linker=", "-Clink-arg", "link-arg"],
+    ),
     (
         "JDK_JAVA_OPTIONS",
         &["-javaagent", "-agentpath", "-agentlib"],
@@ -175,6 +272,32 @@ impl Walker<'_> {
                 );
                 self.push(&s.text, f);
             }
+        } else if TOOL_COMMANDS.contains(&name)
+            || name.starts_with("CARGO_TARGET_")
+                && (name.ends_with("_RUNNER") || name.ends_with("_LINKER"))
+        {
+            if value.literal && v.split_whitespace().all(usual_tool) {
+                return;
+            }
+            if value.literal {
+                self.line(v, depth + 1);
+            } else {
+                let f = self.own(
+                    &Effect::Run(Code::Computed),
+                    "run",
+                    "",
+                    &format!("{name} names a compiler or wrapper computed at run time, which"),
+                );
+                self.push(&s.text, f);
+            }
+        } else if let Some(why) = redirects(name, value) {
+            let f = self.own(
+                &Effect::NotUnderstood,
+                "env-redirects",
+                &not_understood(why),
+                "",
+            );
+            self.push(&s.text, f);
         } else if FILES.contains(&name) {
             if v.is_empty() {
                 return;
@@ -215,8 +338,9 @@ impl Walker<'_> {
                 || v.split_whitespace()
                     .any(|w| opts.iter().any(|o| w.starts_with(o))))
         {
-            let why =
-                not_understood("makes the interpreter load code first: oath cannot tell what runs");
+            let why = not_understood(
+                "gives the program options that make it load or run other code: oath cannot tell what runs",
+            );
             let f = self.own(&Effect::NotUnderstood, "env-loads-code", &why, "");
             self.push(&s.text, f);
         }
@@ -236,5 +360,95 @@ impl Walker<'_> {
                 self.assignment(s, name, &value, depth);
             }
         }
+    }
+}
+
+/// Returns whether a word of a compiler variable names a usual compiler, linker or cache:
+/// by name (found in `PATH`) or in a system folder, also with a version or a target.
+fn usual_tool(w: &str) -> bool {
+    let (dir, base) = match w.rsplit_once('/') {
+        Some((d, b)) => (Some(d), b),
+        None => (None, w),
+    };
+    if dir.is_some_and(|d| !super::BIN_DIRS.contains(&d)) {
+        return false;
+    }
+    let unversioned = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let unversioned = unversioned.strip_suffix('-').unwrap_or(base);
+    USUAL_TOOLS.iter().any(|t| {
+        [base, unversioned]
+            .iter()
+            .any(|b| *b == *t || b.strip_suffix(t).is_some_and(|p| p.ends_with('-')))
+    })
+}
+
+/// Returns why a variable sends a program to another source of packages, code or API
+/// answers (`None` when it is not one, or names the usual source or this machine).
+fn redirects(name: &str, value: &Word) -> Option<&'static str> {
+    let v = value.text.trim();
+    let upper = name.to_ascii_uppercase();
+    if let Some(key) = upper.strip_prefix("NPM_CONFIG_")
+        && upper != "NPM_CONFIG_REGISTRY"
+    {
+        return (!NPM_HARMLESS.contains(&key) || !value.literal).then_some(
+            "sets npm configuration from the environment (it can name registries, scripts and the shell npm runs): oath cannot tell what runs",
+        );
+    }
+    if upper.starts_with("AWS_ENDPOINT_URL") {
+        let local = value.literal && super::super::url::is_loopback_url(v);
+        return (!local && !v.is_empty()).then_some(
+            "sends the AWS tools' requests, signed with the machine's credentials, to another endpoint",
+        );
+    }
+    if upper.starts_with("CARGO_REGISTRIES_") && upper.ends_with("_INDEX") {
+        return Some("makes cargo fetch crates from another registry: oath cannot tell what runs");
+    }
+    let (_, usual) = SOURCES.iter().find(|(n, _)| *n == upper)?;
+    if value.literal && (v.is_empty() || usual.contains(&v)) {
+        return None;
+    }
+    Some(
+        "makes the package manager fetch packages or modules from another source: oath cannot tell what code runs",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usual_compilers_by_name_version_target_or_system_folder() {
+        for w in [
+            "gcc",
+            "gcc-12",
+            "clang-17",
+            "aarch64-linux-gnu-gcc",
+            "sccache",
+            "/usr/bin/cc",
+            "ld.lld",
+        ] {
+            assert!(usual_tool(w), "{w}");
+        }
+        for w in ["/tmp/gcc", "./gcc", "evil", "gccx", "sh", "-c"] {
+            assert!(!usual_tool(w), "{w}");
+        }
+    }
+
+    #[test]
+    fn sources_other_than_the_usual_one_are_redirections() {
+        let r = |n: &str, v: &str| redirects(n, &Word::lit(v)).is_some();
+        assert!(r("npm_config_registry", "https://evil.example"));
+        assert!(!r("NPM_CONFIG_REGISTRY", "https://registry.npmjs.org/"));
+        assert!(!r("npm_config_loglevel", "silent"));
+        assert!(r("npm_config_userconfig", "/tmp/npmrc"));
+        assert!(r("PIP_INDEX_URL", "https://evil.example/simple"));
+        assert!(!r("PIP_INDEX_URL", "https://pypi.org/simple"));
+        assert!(r("GOPROXY", "https://evil.example"));
+        assert!(!r("GOPROXY", "direct"));
+        assert!(r("GOSUMDB", "off"));
+        assert!(!r("AWS_ENDPOINT_URL", "http://localhost:4566"));
+        assert!(r("AWS_ENDPOINT_URL_S3", "https://evil.example"));
+        assert!(r("CARGO_REGISTRIES_MINE_INDEX", "https://x"));
+        assert!(!r("RUST_LOG", "debug"));
     }
 }

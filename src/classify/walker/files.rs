@@ -1,6 +1,10 @@
 //! Handlers for file tools whose arguments are a language of their own: sed scripts, find
 //! expressions, copies with sources, destination and remote hosts, dd operands, permission
-//! modes (archives are in `archives.rs`).
+//! modes (find is in `files/find.rs`, chmod and chown in `files/perm.rs`, archives in
+//! `archives.rs`).
+
+mod find;
+mod perm;
 
 use crate::shell::Word;
 
@@ -85,102 +89,6 @@ impl Walker<'_> {
         } else {
             let targets: Vec<Target> = files.iter().map(|w| self.target(w)).collect();
             self.read_paths(c.t(), &targets, "reads", leaf);
-        }
-    }
-
-    /// find: what `-delete`, `-exec` and `-fprint` do to the starting points; a listing
-    /// otherwise.
-    pub(super) fn h_find(&mut self, c: &Handled<'_, '_, '_>) {
-        let args = c.args();
-        let mut starts: Vec<&Word> = Vec::new();
-        let mut i = 0;
-        while i < args.len() {
-            let a = args[i].text.as_str();
-            if matches!(a, "-H" | "-L" | "-P") || a.starts_with("-O") || a == "-D" {
-                i += if a == "-D" { 2 } else { 1 };
-                continue;
-            }
-            if a.starts_with('-') || a == "(" || a == "!" || a == "\\(" {
-                break;
-            }
-            starts.push(&args[i]);
-            i += 1;
-        }
-        let dot = Word::lit(".");
-        if starts.is_empty() {
-            starts.push(&dot);
-        }
-        let mut acted = false;
-        while i < args.len() {
-            let a = args[i].text.as_str();
-            match a {
-                "-delete" => {
-                    acted = true;
-                    for w in &starts {
-                        let tg = self.target(w);
-                        self.found(
-                            c,
-                            Effect::Delete {
-                                target: tg,
-                                recursive: true,
-                                note: None,
-                            },
-                            "find-delete",
-                            "",
-                            "find -delete deletes everything matched under",
-                        );
-                    }
-                }
-                "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                    acted = true;
-                    let end = args[i + 1..]
-                        .iter()
-                        .position(|w| w.text == ";" || w.text == "+")
-                        .map_or(args.len(), |p| i + 1 + p);
-                    let mut cmd: Vec<Word> = Vec::new();
-                    for w in &args[i + 1..end] {
-                        if w.text.contains("{}") {
-                            for st in &starts {
-                                let mut nw = (*st).clone();
-                                nw.text = w.text.replace("{}", &st.text);
-                                cmd.push(nw);
-                            }
-                        } else {
-                            cmd.push(w.clone());
-                        }
-                    }
-                    let mods = Mods {
-                        under_find: true,
-                        ..Mods::default()
-                    };
-                    let _ = self.command(c.s, &cmd, c.depth, None, mods);
-                    i = end;
-                }
-                "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
-                    acted = true;
-                    if let Some(w) = args.get(i + 1) {
-                        let tg = self.target(w);
-                        self.found(c, Effect::Write(tg, None), "write", "", "find writes");
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        if !acted {
-            let device = starts
-                .iter()
-                .rev()
-                .map(|w| self.target(w))
-                .find(|tg| tg.zone == Zone::Device);
-            match device {
-                Some(tg) => self.found(c, Effect::Read(tg), "read", "", "find lists"),
-                None => {
-                    let mut f = Finding::new(Domain::FileRead, Risk::Low, "read", "lists files");
-                    f.effect = Some("read()".into());
-                    self.push(c.t(), f);
-                }
-            }
         }
     }
 
@@ -547,52 +455,6 @@ impl Walker<'_> {
         }
         if !any {
             self.act(c, Act::ToolRun, "dd", "dd copies data to stdout");
-        }
-    }
-
-    /// chmod, chown, chgrp, chattr, setfacl, chcon: the mode and the targets.
-    pub(super) fn h_perm(&mut self, c: &Handled<'_, '_, '_>) {
-        let name = c.name;
-        let sc = scan(
-            c.args(),
-            &["--reference", "-m", "-x", "-M", "-X", "--from"],
-            false,
-        );
-        let recursive = sc.has(&["-R", "--recursive"]) || c.mods.under_find;
-        let skip = usize::from(name != "setfacl");
-        let mode = sc.pos.first().map(|w| w.text.clone()).unwrap_or_default();
-        for w in sc.pos.iter().skip(skip) {
-            let tg = self.target(w);
-            self.found(
-                c,
-                Effect::Chmod {
-                    target: tg,
-                    program: name.to_owned(),
-                    mode: mode.clone(),
-                    recursive,
-                },
-                "change-permissions",
-                "",
-                "changes",
-            );
-        }
-        if sc.pos.len() < 2 && name != "setfacl" {
-            let risk = if c.args().iter().all(|a| a.literal) {
-                Risk::Medium
-            } else {
-                Risk::High
-            };
-            let mut f = Finding::new(
-                Domain::FileWrite,
-                risk,
-                "change-permissions",
-                format!("{name} with targets computed at run time"),
-            );
-            if risk == Risk::High {
-                f = f.kind(super::super::Kind::NotUnderstood);
-            }
-            f.effect = Some("chmod(?)".into());
-            self.push(c.t(), f);
         }
     }
 }

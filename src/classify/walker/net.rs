@@ -1,91 +1,22 @@
 //! Handlers for requests to other systems: HTTP clients (method, body, uploads, where a
-//! download is saved) and database clients (SQL that drops or deletes).
+//! download is saved); curl has a grammar of its own (`net/curl.rs`).
+
+mod curl;
+mod curl_grammar;
 
 use crate::shell::Word;
 
 use super::super::args::scan;
-use super::super::effect::{Effect, Request};
+use super::super::effect::{Effect, Exposed, Request};
+use super::super::pack;
 use super::super::paths::Zone;
 use super::super::url::{
-    is_loopback_url, is_metadata_host, is_metadata_url, metadata_finding, payment_url,
-    url_file_name, url_host, url_path_words,
+    is_loopback_url, is_metadata_url, metadata_finding, payment_url, url_file_name, url_host,
+    url_path_words,
 };
 use super::apply::Handled;
+use super::gaps::Who;
 use super::{Leaf, Walker};
-
-/// curl's options that take a value.
-const CURL_VALUED: &[&str] = &[
-    "-o",
-    "--output",
-    "-d",
-    "--data",
-    "--data-binary",
-    "--data-raw",
-    "--data-urlencode",
-    "--data-ascii",
-    "--json",
-    "-F",
-    "--form",
-    "--form-string",
-    "-T",
-    "--upload-file",
-    "-X",
-    "--request",
-    "-H",
-    "--header",
-    "-u",
-    "--user",
-    "-A",
-    "--user-agent",
-    "-e",
-    "--referer",
-    "-b",
-    "--cookie",
-    "-c",
-    "--cookie-jar",
-    "-K",
-    "--config",
-    "-w",
-    "--write-out",
-    "-m",
-    "--max-time",
-    "--connect-timeout",
-    "-x",
-    "--proxy",
-    "--url",
-    "-r",
-    "--range",
-    "-C",
-    "--continue-at",
-    "--retry",
-    "--cacert",
-    "--cert",
-    "-E",
-    "--key",
-    "--resolve",
-    "--connect-to",
-    "--preproxy",
-    "--doh-url",
-    "--url-query",
-    "--limit-rate",
-    "--output-dir",
-    "-U",
-    "--proxy-user",
-    "-Y",
-    "-y",
-    "-z",
-    "--time-cond",
-    "--max-filesize",
-    "--interface",
-    "--dns-servers",
-    "-Q",
-    "--quote",
-    "--mail-from",
-    "--mail-rcpt",
-    "--unix-socket",
-    "-D",
-    "--dump-header",
-];
 
 /// wget's options that take a value.
 const WGET_VALUED: &[&str] = &[
@@ -147,12 +78,30 @@ const BODY: &[&str] = &[
 impl Walker<'_> {
     /// HTTP clients: the request's method, URL, body and uploads; where the response goes.
     pub(super) fn h_http(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        // A secret variable expanded into what is sent (a header, a body, a user, the URL)
+        // goes to whichever host the request reaches: a person looks at it.
+        if let Some(v) = c
+            .args()
+            .iter()
+            .filter(|a| !a.literal)
+            .find_map(|a| super::super::secret_vars::secret_in(&a.text))
+        {
+            let why = format!("{} sends ${v}, a variable that holds a secret", c.name);
+            self.found(
+                c,
+                Effect::Exposes(Exposed::SecretVariable(v.to_owned())),
+                "unexplained",
+                &why,
+                "",
+            );
+        }
+        if c.name == "curl" {
+            return self.h_curl(c, leaf);
+        }
+        let from = self.out.items.len();
         let (name, args, stdin) = (c.name, c.args(), c.stdin);
         let is_wget = name == "wget";
-        let is_curl = name == "curl";
-        let sc = if is_curl {
-            scan(args, CURL_VALUED, false)
-        } else if is_wget {
+        let sc = if is_wget {
             scan(args, WGET_VALUED, false)
         } else {
             scan(
@@ -166,19 +115,13 @@ impl Walker<'_> {
         // a proxy, and the addresses `--resolve` and `--connect-to` put behind a name.
         let reaches_metadata = urls.iter().any(|u| is_metadata_url(u))
             || sc
-                .values(&["--url", "-x", "--proxy", "--preproxy", "--doh-url"])
-                .any(|w| is_metadata_url(&w.text))
-            || sc.values(&["--resolve", "--connect-to"]).any(|w| {
-                host_fields(&w.text)
-                    .iter()
-                    .skip(1)
-                    .any(|h| is_metadata_host(h))
-            });
+                .values(&["-e", "--execute"])
+                .any(|w| is_metadata_url(&w.text));
         if reaches_metadata {
             let f = metadata_finding(&format!("{name} fetches from"));
             self.push(c.t(), f);
         }
-        if !(is_curl || is_wget) {
+        if !is_wget {
             // httpie: `http [METHOD] URL [items]`
             urls.retain(|u| {
                 u.contains('.')
@@ -188,12 +131,13 @@ impl Walker<'_> {
             });
             urls.truncate(1);
         }
-        urls.extend(sc.values(&["--url"]).map(|w| w.text.clone()));
+        // wget takes the last --method.
         let method = sc
-            .value(&["-X", "--request", "--method"])
+            .values(&["--method"])
+            .last()
             .map(|w| w.text.to_ascii_uppercase())
             .or_else(|| {
-                if is_curl || is_wget {
+                if is_wget {
                     return None;
                 }
                 sc.pos
@@ -207,7 +151,7 @@ impl Walker<'_> {
                     })
             });
         let data_vals: Vec<&Word> = sc.values(BODY).collect();
-        // wget's -T is a timeout; curl's uploads a file.
+        // wget's -T is a timeout.
         let upload_opts: &[&str] = if is_wget {
             &["--post-file", "--body-file"]
         } else {
@@ -215,28 +159,16 @@ impl Walker<'_> {
         };
         let mut upload_files: Vec<Word> = sc.values(upload_opts).cloned().collect();
         // Files whose content goes out without being an upload of them: the URLs wget
-        // requests (`-i FILE`), the headers curl sends (`-H @FILE`).
-        let mut sent_files: Vec<Word> = if is_wget {
+        // requests (`-i FILE`).
+        let input_files: Vec<Word> = if is_wget {
             sc.values(&["-i", "--input-file"]).cloned().collect()
         } else {
             Vec::new()
         };
-        let header_files: Vec<Word> = if is_curl {
-            sc.values(&["-H", "--header"])
-                .filter_map(|w| {
-                    w.text.strip_prefix('@').map(|f| Word {
-                        text: f.to_owned(),
-                        ..w.clone()
-                    })
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        sent_files.extend(header_files);
+        let sent_files = input_files.clone();
         // httpie and xh: `@FILE` (the body), `field@FILE` (a form upload), `field=@FILE`,
         // `field:=@FILE`, `Header:@FILE` (values read from the file).
-        if !(is_curl || is_wget) {
+        if !is_wget {
             for w in &sc.pos {
                 if let Some(f) = httpie_file(&w.text) {
                     upload_files.push(Word {
@@ -269,12 +201,7 @@ impl Walker<'_> {
             }
         }
         let sends_data = !data_vals.is_empty() || !upload_files.is_empty();
-        // An order whose body buys or sells is a trade.
-        let trade_body = data_vals.iter().any(|v| {
-            let l = v.text.to_ascii_lowercase();
-            l.split(|ch: char| !ch.is_ascii_alphanumeric())
-                .any(|w| matches!(w, "buy" | "sell" | "bid" | "ask"))
-        });
+        let trade_body = trades(&data_vals);
         let payment = match urls.iter().filter_map(|u| payment_url(u)).max() {
             Some(false) if trade_body => Some(true),
             p => p,
@@ -298,23 +225,34 @@ impl Walker<'_> {
                 .any(|w| w.text == "-" && stdin.is_some_and(|f| f.secret))
             || self.words_read_secrets(args);
         let loopback = !urls.is_empty() && urls.iter().all(|u| is_loopback_url(u));
-        // Where the download goes.
-        let out_file = if is_curl {
-            sc.value(&["-o", "--output"]).cloned().or_else(|| {
-                sc.has(&["-O", "--remote-name", "--remote-name-all"])
-                    .then(|| Word::lit(urls.first().map(|u| url_file_name(u)).unwrap_or_default()))
-            })
-        } else if is_wget && sc.has(&["--spider"]) {
-            None
+        // Where the downloads go: wget saves every URL under its name (in -P's folder) unless
+        // the last -O names one file for all; httpie saves nothing unless -o.
+        let dir = sc.values(&["-P", "--directory-prefix"]).last().cloned();
+        let out_files: Vec<Word> = if is_wget && sc.has(&["--spider"]) {
+            Vec::new()
         } else if is_wget {
-            match sc.value(&["-O", "--output-document"]) {
-                Some(w) if w.text == "-" => None,
-                Some(w) => Some(w.clone()),
-                None => urls.first().map(|u| Word::lit(url_file_name(u))),
+            match sc.values(&["-O", "--output-document"]).last() {
+                Some(w) if w.text == "-" => Vec::new(),
+                Some(w) => vec![w.clone()],
+                None => urls
+                    .iter()
+                    .map(|u| {
+                        let name = url_file_name(u);
+                        Word::lit(match &dir {
+                            Some(d) => format!("{}/{name}", d.text.trim_end_matches('/')),
+                            None => name,
+                        })
+                    })
+                    .collect(),
             }
         } else {
-            sc.value(&["-o", "--output"]).cloned()
+            sc.value(&["-o", "--output"]).cloned().into_iter().collect()
         };
+        // wgetrc commands (`-e`): only settings that change how, not what, wget fetches.
+        let executes = is_wget
+            && sc
+                .values(&["-e", "--execute"])
+                .any(|w| !w.literal || !wgetrc_harmless(&w.text));
         if secret_upload {
             let what = match &secret_file {
                 Some(t) => format!(
@@ -342,14 +280,19 @@ impl Walker<'_> {
                 loopback,
                 payment,
                 uploads: !upload_files.is_empty(),
-                executes: is_wget && sc.has(&["-e", "--execute"]),
-                computed: urls.is_empty() && !args.iter().all(|a| a.literal),
+                executes,
+                // The URLs of `-i FILE` are read at run time.
+                computed: urls.is_empty() && !args.iter().all(|a| a.literal)
+                    || !input_files.is_empty(),
             };
             self.found(c, Effect::Http(request), "http", name, "");
         }
-        match out_file {
-            Some(w) if !w.text.is_empty() && w.text != "-" => {
-                let tg = self.target(&w);
+        if out_files.is_empty() && !loopback {
+            leaf.produces.download = true;
+        }
+        for w in out_files.iter().filter(|w| !w.text.is_empty()) {
+            {
+                let tg = self.target(w);
                 if let Some(p) = &tg.path {
                     self.downloaded.push(p.clone());
                 }
@@ -363,13 +306,8 @@ impl Walker<'_> {
                     );
                 }
             }
-            _ => {
-                if !loopback {
-                    leaf.produces.download = true;
-                }
-            }
         }
-        for dir in sc.values(&["-P", "--directory-prefix", "--output-dir"]) {
+        for dir in sc.values(&["-P", "--directory-prefix"]) {
             let tg = self.target(dir);
             self.found(
                 c,
@@ -379,17 +317,79 @@ impl Walker<'_> {
                 "saves downloads into",
             );
         }
-        if is_curl {
-            for f in sc.values(&["-D", "--dump-header", "-c", "--cookie-jar"]) {
-                if f.text != "-" {
-                    let tg = self.target(f);
-                    if tg.zone != Zone::Harmless {
-                        self.found(c, Effect::Write(tg, None), "write", "", "writes");
-                    }
+        if is_wget {
+            // Log files (`-o`, `-a`) and the cookies saved.
+            for f in sc.values(&[
+                "-o",
+                "--output-file",
+                "-a",
+                "--append-output",
+                "--save-cookies",
+            ]) {
+                let tg = self.target(f);
+                if tg.zone != Zone::Harmless {
+                    self.found(c, Effect::Write(tg, None), "write", "", "writes");
                 }
             }
         }
+        // The pack's option lists answer for wget's and httpie's options.
+        let chain: Vec<_> = c.place.d.levels.iter().map(|l| l.entry).collect();
+        let gaps = pack::account::unknown_options(&chain, &c.level.own);
+        let who = Who {
+            name,
+            pack: c.place.found.pack,
+        };
+        self.unaccounted(c.s, who, args, &gaps, from, c.depth);
     }
+}
+
+/// Returns whether a request body buys or sells (an order that is a trade).
+fn trades(vals: &[&Word]) -> bool {
+    vals.iter().any(|v| {
+        let l = v.text.to_ascii_lowercase();
+        l.split(|ch: char| !ch.is_ascii_alphanumeric())
+            .any(|w| matches!(w, "buy" | "sell" | "bid" | "ask"))
+    })
+}
+
+/// Returns whether a wgetrc command given with `-e` only changes how wget fetches (retries,
+/// timeouts, robots, output verbosity, certificate checks), not what it fetches, where it
+/// saves or what it runs. wget ignores case, `_` and `-` in the names.
+fn wgetrc_harmless(cmd: &str) -> bool {
+    let Some((name, value)) = cmd.split_once('=') else {
+        return false;
+    };
+    let name: String = name
+        .trim()
+        .chars()
+        .filter(|c| !matches!(c, '_' | '-'))
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    matches!(
+        name.as_str(),
+        "robots"
+            | "tries"
+            | "timeout"
+            | "readtimeout"
+            | "connecttimeout"
+            | "dnstimeout"
+            | "wait"
+            | "waitretry"
+            | "randomwait"
+            | "quiet"
+            | "verbose"
+            | "progress"
+            | "showprogress"
+            | "checkcertificate"
+            | "dotstyle"
+            | "maxredirect"
+            | "retryconnrefused"
+            | "limitrate"
+            | "inet4only"
+            | "inet6only"
+            | "httpsonly"
+            | "noclobber"
+    ) && !value.contains(['$', '`'])
 }
 
 /// Returns the file an httpie or xh request item reads: `@FILE` (the body), `field@FILE`

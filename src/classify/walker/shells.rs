@@ -535,6 +535,9 @@ impl Walker<'_> {
                 return;
             }
         }
+        if name == "printf" && self.printf_to_variable(c) {
+            return;
+        }
         if args.iter().all(|a| a.literal) {
             let mut texts: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
             if name == "echo" {
@@ -567,6 +570,97 @@ impl Walker<'_> {
             "print",
             &format!("{name} prints text"),
         );
+    }
+
+    /// `printf -v NAME FORMAT [ARGS]`: assigns instead of printing. A name with a subscript
+    /// (`a[$(cmd)]`, `arr[$i]`) is evaluated as arithmetic, which runs the command
+    /// substitutions in it and in the values of the variables it names; a name computed at
+    /// run time can be one. A plain name is an assignment of the formatted text, judged as
+    /// one (`printf -v PATH …`). Returns whether it printed nothing.
+    fn printf_to_variable(&mut self, c: &Handled<'_, '_, '_>) -> bool {
+        let args = c.args();
+        let (var, rest) = match args.first().map(|w| w.text.as_str()) {
+            Some("-v") => match args.get(1) {
+                Some(n) => (n.clone(), &args[2..]),
+                None => return false,
+            },
+            Some(t) if t.starts_with("-v") && args[0].literal => (
+                Word {
+                    text: t[2..].to_owned(),
+                    ..args[0].clone()
+                },
+                &args[1..],
+            ),
+            _ => return false,
+        };
+        let rest = match rest.first() {
+            Some(w) if w.text == "--" => &rest[1..],
+            _ => rest,
+        };
+        let plain = !var.text.is_empty()
+            && !var.text.starts_with(|ch: char| ch.is_ascii_digit())
+            && var
+                .text
+                .chars()
+                .all(|ch| ch == '_' || ch.is_ascii_alphanumeric());
+        if !var.literal || !plain {
+            let subscript = var.text.find('[').map_or("", |i| &var.text[i..]);
+            let why = if !var.literal {
+                "printf -v assigns to a name computed at run time (a subscript in it is arithmetic bash evaluates, running the commands in it)"
+            } else if subscript.contains(['$', '`']) {
+                "printf -v assigns to an array element whose subscript bash evaluates as arithmetic (it runs $(…), backquotes and the values of the variables in it)"
+            } else if var.text.ends_with(']')
+                && subscript.len() > 2
+                && subscript[1..subscript.len() - 1]
+                    .chars()
+                    .all(|ch| ch.is_ascii_digit())
+            {
+                // A number is no arithmetic that runs anything.
+                ""
+            } else if subscript.ends_with(']') {
+                "printf -v assigns to an array element whose subscript bash evaluates as arithmetic (a name in it is a variable whose value is evaluated in turn)"
+            } else {
+                "printf -v assigns to a word that is no variable name"
+            };
+            if !why.is_empty() {
+                // The commands in it are judged as if they ran.
+                let inner = subscript
+                    .find("$(")
+                    .map(|i| &subscript[i + 2..subscript.rfind(')').unwrap_or(subscript.len())])
+                    .or_else(|| {
+                        let i = subscript.find('`')?;
+                        let j = subscript.rfind('`').filter(|j| *j > i)?;
+                        Some(&subscript[i + 1..j])
+                    });
+                if let Some(inner) = inner.filter(|t| !t.trim().is_empty()) {
+                    let inner = inner.to_owned();
+                    self.line(&inner, c.depth + 1);
+                }
+                self.found(c, Effect::NotUnderstood, "printf-assign", why, "");
+                return true;
+            }
+        }
+        let name = var.text.split('[').next().unwrap_or("").to_owned();
+        let value = match rest {
+            [format] if !format.text.contains(['%', '\\']) => format.clone(),
+            _ => Word {
+                text: rest
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                literal: false,
+                ..Word::default()
+            },
+        };
+        self.assignment(c.s, &name, &value, c.depth);
+        self.act(
+            c,
+            Act::ShellHarmless,
+            "print",
+            "printf -v formats text into a variable",
+        );
+        true
     }
 
     /// printenv: printing the whole environment, or a variable whose name says it holds a

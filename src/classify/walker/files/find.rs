@@ -1,0 +1,311 @@
+//! find: its own grammar (GNU find 4.9) — options before the starting points, then an
+//! expression of tests, actions, options and operators, each known with the values it
+//! takes; what `-delete`, `-exec` and `-fprint` do; every other word is a gap.
+
+use crate::shell::Word;
+
+use super::super::super::effect::Effect;
+use super::super::super::pack::account::Gap;
+use super::super::super::paths::Zone;
+use super::super::super::rule::Finding;
+use super::super::super::{Domain, Risk};
+use super::super::apply::Handled;
+use super::super::gaps::Who;
+use super::super::{Mods, Walker};
+
+/// Primaries that take no value: tests, actions that only print, options, operators.
+const NO_VALUE: &[&str] = &[
+    "-empty",
+    "-executable",
+    "-false",
+    "-nogroup",
+    "-nouser",
+    "-readable",
+    "-true",
+    "-writable",
+    "-d",
+    "-depth",
+    "-ignore_readdir_race",
+    "-mount",
+    "-noignore_readdir_race",
+    "-noleaf",
+    "-xdev",
+    "-daystart",
+    "-follow",
+    "-warn",
+    "-nowarn",
+    "-help",
+    "--help",
+    "-version",
+    "--version",
+    "-ls",
+    "-print",
+    "-print0",
+    "-prune",
+    "-quit",
+    "!",
+    "-not",
+    "-a",
+    "-and",
+    "-o",
+    "-or",
+    "(",
+    ")",
+    ",",
+];
+
+/// Primaries that take one value (a pattern, a number, a name, a reference file, a format).
+const ONE_VALUE: &[&str] = &[
+    "-amin",
+    "-anewer",
+    "-atime",
+    "-cmin",
+    "-cnewer",
+    "-ctime",
+    "-fstype",
+    "-gid",
+    "-group",
+    "-ilname",
+    "-iname",
+    "-inum",
+    "-ipath",
+    "-iregex",
+    "-iwholename",
+    "-links",
+    "-lname",
+    "-mmin",
+    "-mtime",
+    "-name",
+    "-newer",
+    "-path",
+    "-perm",
+    "-regex",
+    "-samefile",
+    "-size",
+    "-type",
+    "-uid",
+    "-used",
+    "-user",
+    "-wholename",
+    "-xtype",
+    "-context",
+    "-maxdepth",
+    "-mindepth",
+    "-regextype",
+    "-printf",
+];
+
+/// Returns whether a word is `-newerXY` (X one of `aBcm`, Y one of `aBcmt`).
+fn newer_xy(t: &str) -> bool {
+    let Some(xy) = t.strip_prefix("-newer") else {
+        return false;
+    };
+    let b = xy.as_bytes();
+    b.len() == 2 && b"aBcm".contains(&b[0]) && b"aBcmt".contains(&b[1])
+}
+
+impl Walker<'_> {
+    /// find: what `-delete`, `-exec` and `-fprint` do to the starting points; a listing
+    /// otherwise. Words of no primary it knows are gaps.
+    pub(in super::super) fn h_find(&mut self, c: &Handled<'_, '_, '_>) {
+        let from = self.out.items.len();
+        let args = c.args();
+        let mut gaps: Vec<usize> = Vec::new();
+        let mut starts: Vec<Word> = Vec::new();
+        let mut i = 0;
+        // Options before the starting points: -H, -L, -P, -D LIST, -O LEVEL.
+        while i < args.len() {
+            let a = &args[i];
+            let t = a.text.as_str();
+            if !a.literal && t.starts_with('-') {
+                gaps.push(i);
+                i += 1;
+            } else if matches!(t, "-H" | "-L" | "-P")
+                || t.starts_with("-O") && t[2..].bytes().all(|b| b.is_ascii_digit())
+            {
+                i += 1;
+            } else if t == "-D" {
+                i += 2;
+            } else {
+                break;
+            }
+        }
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            if args[i].literal && (t.starts_with('-') || matches!(t, "(" | "!" | ")" | ",")) {
+                break;
+            }
+            // A starting point computed at run time from its first character on can be a
+            // primary (`find . $X` with X=-delete).
+            let w = &args[i];
+            let bare = w.text.starts_with(['$', '`', '-'])
+                && !w.text.starts_with("$HOME")
+                && !w.text.starts_with("${HOME}")
+                && !w.text.starts_with("$PWD");
+            if !w.literal && bare {
+                gaps.push(i);
+            }
+            starts.push(w.clone());
+            i += 1;
+        }
+        let mut acted = false;
+        let mut listed_from = None;
+        while i < args.len() {
+            let w = &args[i];
+            let a = w.text.as_str();
+            if !w.literal {
+                // A primary computed at run time can be any (`-delete`, `-exec`).
+                gaps.push(i);
+                i += 1;
+                continue;
+            }
+            match a {
+                "-delete" => {
+                    acted = true;
+                    for st in &starts {
+                        let tg = self.target(st);
+                        self.found(
+                            c,
+                            Effect::Delete {
+                                target: tg,
+                                recursive: true,
+                                note: None,
+                            },
+                            "find-delete",
+                            "",
+                            "find -delete deletes everything matched under",
+                        );
+                    }
+                }
+                "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                    acted = true;
+                    let end = args[i + 1..]
+                        .iter()
+                        .position(|w| w.literal && (w.text == ";" || w.text == "+"))
+                        .map(|p| i + 1 + p);
+                    let Some(end) = end else {
+                        // No `;` or `+`: find refuses it, and oath cannot tell its end.
+                        gaps.push(i);
+                        break;
+                    };
+                    let mut cmd: Vec<Word> = Vec::new();
+                    for w in &args[i + 1..end] {
+                        if w.text.contains("{}") {
+                            for st in &starts {
+                                let mut nw = st.clone();
+                                nw.text = w.text.replace("{}", &st.text);
+                                nw.literal &= w.literal;
+                                cmd.push(nw);
+                            }
+                        } else {
+                            cmd.push(w.clone());
+                        }
+                    }
+                    if cmd.is_empty() {
+                        gaps.push(i);
+                    } else {
+                        let mods = Mods {
+                            under_find: true,
+                            ..Mods::default()
+                        };
+                        let _ = self.command(c.s, &cmd, c.depth, None, mods);
+                    }
+                    i = end;
+                }
+                "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
+                    acted = true;
+                    match args.get(i + 1) {
+                        Some(f) => {
+                            let tg = self.target(f);
+                            self.found(c, Effect::Write(tg, None), "write", "", "find writes");
+                        }
+                        None => gaps.push(i),
+                    }
+                    i += if a == "-fprintf" { 2 } else { 1 };
+                    if i >= args.len() {
+                        gaps.push(args.len() - 1);
+                    }
+                }
+                "-files0-from" => match args.get(i + 1) {
+                    Some(f) => {
+                        listed_from = Some(f.clone());
+                        i += 1;
+                    }
+                    None => gaps.push(i),
+                },
+                _ if NO_VALUE.contains(&a) => {}
+                _ if ONE_VALUE.contains(&a) || newer_xy(a) => {
+                    if i + 1 >= args.len() {
+                        gaps.push(i);
+                    }
+                    i += 1;
+                }
+                _ => gaps.push(i),
+            }
+            i += 1;
+        }
+        // `-files0-from FILE`: the starting points are the names in FILE, read at run time.
+        if let Some(f) = &listed_from {
+            starts = vec![Word {
+                text: format!("$(cat {})", f.text),
+                literal: false,
+                ..Word::default()
+            }];
+            if acted {
+                self.found(
+                    c,
+                    Effect::NotUnderstood,
+                    "find-files-from",
+                    "find acts on the names it reads from a file at run time: oath cannot tell which",
+                    "",
+                );
+            }
+        }
+        if starts.is_empty() {
+            starts.push(Word::lit("."));
+        }
+        if !acted {
+            let device = starts
+                .iter()
+                .rev()
+                .map(|w| self.target(w))
+                .find(|tg| tg.zone == Zone::Device);
+            match device {
+                Some(tg) => self.found(c, Effect::Read(tg), "read", "", "find lists"),
+                None => {
+                    let mut f = Finding::new(Domain::FileRead, Risk::Low, "read", "lists files");
+                    f.effect = Some("read()".into());
+                    self.push(c.t(), f);
+                }
+            }
+        }
+        gaps.sort_unstable();
+        gaps.dedup();
+        let gaps: Vec<Gap> = gaps
+            .into_iter()
+            .map(|index| Gap {
+                index,
+                option: true,
+            })
+            .collect();
+        let who = Who {
+            name: "find",
+            pack: c.place.found.pack,
+        };
+        self.unaccounted(c.s, who, args, &gaps, from, c.depth);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newer_takes_two_time_letters() {
+        assert!(newer_xy("-newermt"));
+        assert!(newer_xy("-neweraB"));
+        assert!(!newer_xy("-newerXY"));
+        assert!(!newer_xy("-newert"));
+        assert!(!newer_xy("-newermtt"));
+    }
+}
