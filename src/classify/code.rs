@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::Context;
 use super::effect::{CodeDoes, Effect};
+use super::paths::Target;
 use super::paths::{self, Zone};
 use super::policy::{self, Said};
 use super::rule::Finding;
@@ -199,6 +200,25 @@ pub(crate) fn looks_like_shell(s: &str) -> bool {
         || s.contains(';')
 }
 
+/// Returns the first string literal of some code that names a file or folder of credentials
+/// by its path (`'/home/dev/.ssh/id_rsa'`, `'~/.aws/credentials'`, `'.env'`, `'.ssh'` of
+/// `Path.home() / '.ssh'`). Only path-shaped literals count: a dictionary key `'token'` is
+/// not a file.
+fn credential_literal(literals: &[String], cwd: Option<&Path>, ctx: &Context) -> Option<Target> {
+    literals
+        .iter()
+        .filter(|l| {
+            l.len() < 4096
+                && !l.contains(char::is_whitespace)
+                && (l.starts_with(['/', '~', '.']) || l.contains('/'))
+        })
+        .map(|l| {
+            let t = paths::target(paths::resolve(l, false, cwd, ctx), ctx);
+            paths::through_read_links(t, ctx)
+        })
+        .find(|t| t.credential)
+}
+
 /// Analyzes inline code.
 pub(crate) fn analyze(code: &str, lang: &str, ctx: &Context, cwd: Option<&Path>) -> CodeFindings {
     let has = |list: &[&str]| list.iter().any(|k| code.contains(k));
@@ -284,7 +304,28 @@ pub(crate) fn analyze(code: &str, lang: &str, ctx: &Context, cwd: Option<&Path>)
         lang: lang.to_owned(),
         does,
     };
-    let finding = policy::finding(&effect, Said::by(lang), ctx);
+    let mut finding = policy::finding(&effect, Said::by(lang), ctx);
+    // A credential file the code names is read as `cat` would read it (and sent away when
+    // the code also talks to the network): the worse of that and what its words say stands.
+    if let Some(t) = credential_literal(&literals, cwd, ctx) {
+        let verb = format!("the {lang} code reads");
+        let said = Said {
+            verb: &verb,
+            ..Said::by(lang)
+        };
+        let read = if network {
+            let why = format!(
+                "the {lang} code reads {} and talks to the network: it sends credentials off the machine",
+                t.shown()
+            );
+            policy::finding(&Effect::Exfiltrate, Said::by(&why), ctx)
+        } else {
+            policy::finding(&Effect::Read(t), said, ctx)
+        };
+        if (read.kind, read.risk) > (finding.kind, finding.risk) {
+            finding = read;
+        }
+    }
     CodeFindings {
         finding,
         shell_strings,

@@ -106,6 +106,8 @@ pub(crate) enum ToolUse {
         pattern: String,
         /// It reads what they hold (Grep), not only their names (Glob).
         contents: bool,
+        /// It prints the lines it finds (Grep's `content` mode), not only which files match.
+        prints: bool,
     },
     /// It was called without the command (or path) that says what it does.
     Missing {

@@ -84,10 +84,14 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
                     let looks = ToolUse::FindCredentials {
                         pattern: p.to_owned(),
                         contents: tool_name == "Grep",
+                        // Claude Code's Grep lists the matching files unless asked for
+                        // `content` (lines) or a `count`.
+                        prints: tool_name == "Grep"
+                            && str_field(input, &["output_mode"]) == Some("content"),
                     };
                     let f = judge(&Effect::Tool(looks), tool_name, ctx);
                     // The worse of the two readings stands (the path's, when as bad).
-                    if c.risk < f.risk {
+                    if (c.kind, c.risk) < (f.kind, f.risk) {
                         c = one(&format!("{tool_name} {p}"), f);
                     }
                 }

@@ -48,8 +48,24 @@ pub(super) fn tool(t: &ToolUse, who: &str) -> Finding {
             "monitor-websocket",
             "watches a websocket",
         ),
-        // Names alone: a Glob lists, a Grep reads what the files hold.
-        ToolUse::FindCredentials { pattern, contents } => Finding::new(
+        // A Grep that prints matching lines reads the secrets into the session, as `cat` of
+        // the file would (nothing takes them back); listing names (a Glob) or which files
+        // match (a Grep's default mode) reads less.
+        ToolUse::FindCredentials {
+            pattern,
+            prints: true,
+            ..
+        } => Finding::new(
+            Domain::FileRead,
+            Risk::High,
+            "read-credentials",
+            format!("{who} prints the matching lines of credential files ({pattern})"),
+        )
+        .kind(Kind::Irreversible)
+        .alt("read the non-secret configuration instead (e.g. .env.example)"),
+        ToolUse::FindCredentials {
+            pattern, contents, ..
+        } => Finding::new(
             Domain::FileRead,
             if *contents { Risk::High } else { Risk::Medium },
             "read-credentials",
