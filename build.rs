@@ -32,6 +32,10 @@ mod tables {
 #[allow(dead_code)]
 mod strs;
 
+#[path = "src/classify/pack/act.rs"]
+#[allow(dead_code)]
+mod act;
+
 #[path = "src/classify/pack/schema.rs"]
 #[allow(dead_code)]
 mod schema;

@@ -3,6 +3,7 @@
 //! the same types and looked up first, so they add programs or override built-in ones.
 
 pub(crate) mod account;
+pub mod act;
 pub mod check;
 pub mod schema;
 pub mod strs;

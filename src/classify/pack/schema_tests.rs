@@ -1,4 +1,5 @@
 //! Tests of the pack schema (kept apart: `build.rs` compiles `schema.rs` itself).
+use super::super::act::ACTS;
 use super::*;
 
 #[test]
