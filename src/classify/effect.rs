@@ -253,6 +253,38 @@ pub(crate) enum Code {
     File(Target),
     /// A script file downloaded earlier on the line.
     DownloadedFile(Target),
+    /// A script file oath read: its commands are judged as if they were on the line.
+    Read(Target),
+    /// A script file oath could not read, and why.
+    Unread(Target, Unread),
+}
+
+/// Why oath could not read a script a command runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unread {
+    /// Larger than oath reads.
+    TooLarge,
+    /// Not a file oath could read.
+    Unreadable,
+    /// Its language is not one oath reads.
+    Language,
+    /// The line writes it before it runs: what runs is not what is on disk.
+    WrittenOnLine,
+    /// The call runs more scripts than oath reads for one call.
+    TooMany,
+}
+
+impl Unread {
+    /// Says why, for messages.
+    pub(crate) fn says(self) -> &'static str {
+        match self {
+            Self::TooLarge => "it is larger than oath reads",
+            Self::Unreadable => "oath cannot read it",
+            Self::Language => "it runs in a language oath does not read",
+            Self::WrittenOnLine => "this line writes it before it runs",
+            Self::TooMany => "the call runs more scripts than oath reads",
+        }
+    }
 }
 
 impl fmt::Display for Effect {
@@ -293,6 +325,8 @@ impl fmt::Display for Effect {
                 Code::Piped => f.write_str("run(stdin)"),
                 Code::Computed => f.write_str("run(computed)"),
                 Code::File(t) | Code::DownloadedFile(t) => write!(f, "run({})", t.label()),
+                Code::Read(t) => write!(f, "run(read {})", t.label()),
+                Code::Unread(t, _) => write!(f, "run(unread {})", t.label()),
             },
             Effect::Exfiltrate => f.write_str("net(send secrets)"),
             Effect::ReverseShell => f.write_str("net(shell)"),

@@ -21,6 +21,7 @@ mod paths;
 mod policy;
 mod powershell;
 mod rule;
+pub mod scripts;
 mod secret_vars;
 mod sql;
 mod tools;
@@ -585,6 +586,7 @@ pub struct Context {
     user_packs: &'static [pack::schema::Pack],
     worktree: Option<WorktreeRef>,
     links: Option<LinksRef>,
+    files: Option<scripts::FilesRef>,
     /// The protected paths with their links followed (computed when first needed).
     protected_real: std::sync::OnceLock<Vec<PathBuf>>,
     details: bool,
@@ -619,6 +621,7 @@ impl Context {
             user_packs: &[],
             worktree: None,
             links: None,
+            files: None,
             protected_real: std::sync::OnceLock::new(),
             details: false,
             tainted: Vec::new(),
@@ -668,6 +671,21 @@ impl Context {
             links: Some(LinksRef(links)),
             ..self
         }
+    }
+
+    /// Returns the context reading the files a command runs with `files` (their commands
+    /// are judged).
+    pub fn with_files(self, files: std::sync::Arc<dyn scripts::Files>) -> Self {
+        Self {
+            files: Some(scripts::FilesRef(files)),
+            ..self
+        }
+    }
+
+    /// Returns what a file a command runs holds, read up to `limit` bytes; None without a
+    /// [`scripts::Files`] oracle.
+    pub(crate) fn read_file(&self, path: &Path, limit: usize) -> Option<scripts::FileText> {
+        self.files.as_ref().map(|f| f.0.read(path, limit))
     }
 
     /// Returns where `path` really leads, when a link in it leads elsewhere.

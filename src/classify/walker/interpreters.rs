@@ -9,7 +9,7 @@ use super::super::effect::{Code, Effect};
 use super::super::pack::schema::Act;
 use super::super::paths;
 use super::apply::Handled;
-use super::{Leaf, Walker};
+use super::{Leaf, RunAs, Walker};
 
 impl Walker<'_> {
     /// Interpreters: inline code, a module (`python -m`), a script, stdin or a session.
@@ -107,7 +107,7 @@ impl Walker<'_> {
             return;
         }
         if let Some(w) = args.get(i).filter(|w| w.text != "-") {
-            let f = self.run_file(w, "runs");
+            let f = self.run_script(s, w, "runs", RunAs::Code(lang), c.depth);
             self.push(&s.text, f);
             return;
         }
