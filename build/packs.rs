@@ -348,8 +348,11 @@ impl Baker {
         );
         let until = self.strs(&r.until);
         format!(
-            "Run {{ command: {command}, shell: {shell}, file: {file}, code: {code}, sql: {sql}, skip: {}, until: {until}, elevated: {}, input_args: {} }}",
-            r.skip, r.elevated, r.input_args
+            "Run {{ command: {command}, shell: {shell}, file: {file}, code: {code}, sql: {sql}, skip: {}, until: {until}, elevated: {}, input_args: {}, tasks: {} }}",
+            r.skip,
+            r.elevated,
+            r.input_args,
+            opt(&r.tasks, |t| format!("Tasks::{t:?}"))
         )
     }
 }

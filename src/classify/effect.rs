@@ -272,6 +272,10 @@ pub(crate) enum Unread {
     WrittenOnLine,
     /// The call runs more scripts than oath reads for one call.
     TooMany,
+    /// A task file oath cannot follow.
+    Tasks(super::tasks::Unread),
+    /// The package manager runs the scripts of other packages (workspaces).
+    Workspaces,
 }
 
 impl Unread {
@@ -283,6 +287,8 @@ impl Unread {
             Self::Language => "it runs in a language oath does not read",
             Self::WrittenOnLine => "this line writes it before it runs",
             Self::TooMany => "the call runs more scripts than oath reads",
+            Self::Tasks(why) => why.says(),
+            Self::Workspaces => "oath does not follow the scripts of a workspace's packages",
         }
     }
 }

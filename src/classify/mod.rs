@@ -24,6 +24,7 @@ mod rule;
 pub mod scripts;
 mod secret_vars;
 mod sql;
+pub(crate) mod tasks;
 mod tools;
 mod url;
 mod walker;

@@ -213,6 +213,21 @@ mod tests {
             ("bash locked.sh", Kind::NotUnderstood, "run-script-unread"),
             (
                 "echo 'rm -rf ~' > ok.sh; bash ok.sh",
+                Kind::Catastrophic,
+                "delete-home",
+            ),
+            (
+                "cat > ok.sh <<'E'\nrm -rf ~\nE\nbash ok.sh",
+                Kind::Catastrophic,
+                "delete-home",
+            ),
+            (
+                "echo ls >> ok.sh; bash ok.sh",
+                Kind::NotUnderstood,
+                "run-script-unread",
+            ),
+            (
+                "cp wipe.sh ok.sh; bash ok.sh",
                 Kind::NotUnderstood,
                 "run-script-unread",
             ),

@@ -10,6 +10,7 @@ mod bypass;
 mod captured;
 mod classify_cases;
 mod cli;
+mod code_read;
 mod corpora;
 mod deadline;
 mod explain;

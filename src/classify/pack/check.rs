@@ -167,9 +167,10 @@ fn check_rule(r: &Rule, at: &str, valued: &[&str], out: &mut Vec<Problem>) {
         let kinds = [&run.command, &run.shell, &run.file, &run.code, &run.sql]
             .iter()
             .filter(|k| k.is_some())
-            .count();
+            .count()
+            + usize::from(run.tasks.is_some());
         if kinds != 1 {
-            problem("`run` names exactly one of command, shell, file, code or sql");
+            problem("`run` names exactly one of command, shell, file, code, sql or tasks");
         }
     }
     if let Some(c) = &r.when {

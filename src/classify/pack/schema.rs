@@ -601,6 +601,20 @@ pub struct Run {
     /// Words that only exist at run time are appended to the command (`xargs`).
     #[serde(default)]
     pub input_args: bool,
+    /// The project's task file whose tasks it runs: what they run is read and judged.
+    #[serde(default)]
+    pub tasks: Option<Tasks>,
+}
+
+/// A kind of task file (see [`Run::tasks`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tasks {
+    /// A Makefile: the positional words are goals, `NAME=value` words set variables.
+    Make,
+    /// `package.json` scripts: the subcommand (`test`, `start`) or, after `run`, the
+    /// first positional word names the script.
+    Npm,
 }
 
 /// Code for argument languages packs cannot describe.

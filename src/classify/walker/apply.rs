@@ -542,6 +542,9 @@ impl Walker<'_> {
                 self.shell_text(s, &words, depth, &what);
             }
         }
+        if let Some(kind) = run.tasks {
+            self.tasks(s, place, level, kind, depth);
+        }
         if let Some(sel) = &run.file {
             for w in pack::select(sel, level).into_iter().flatten() {
                 // A file sourced, or run by an interpreter whose code oath reads, is judged

@@ -18,6 +18,7 @@ mod printing;
 mod shells;
 mod taint;
 mod tar;
+mod tasks;
 
 pub(crate) use taint::classify_line;
 
@@ -153,9 +154,10 @@ pub(crate) struct Walker<'a> {
     downloaded: Vec<PathBuf>,
     saw_dev_tcp: bool,
     saw_shell: bool,
-    /// Paths this line writes, as far as it has been walked (a script written on the line
-    /// is not the one on disk).
-    written: std::cell::RefCell<Vec<PathBuf>>,
+    /// Paths this line writes, as far as it has been walked, in order, with what they
+    /// then hold when the line says it (`cat > f <<EOF`, `echo … > f`): a script written
+    /// on the line is not the one on disk.
+    written: std::cell::RefCell<Vec<(PathBuf, Option<String>)>>,
     /// The scripts whose commands are being judged, outermost first, as messages name them.
     scripts: Vec<(PathBuf, String)>,
     /// Script files read for this call, and their bytes.
@@ -187,7 +189,7 @@ impl<'a> Walker<'a> {
         if let Effect::Write(t, _) = effect
             && let Some(p) = &t.path
         {
-            self.written.borrow_mut().push(p.clone());
+            self.written.borrow_mut().push((p.clone(), None));
         }
         let mut f = policy::finding(
             effect,
@@ -412,6 +414,27 @@ impl<'a> Walker<'a> {
             return leaf;
         }
         let inner = self.command(s, &s.words, depth, stdin, Mods::default());
+        // `cat > f <<EOF … EOF`, `echo … > f`: what the file then holds is on the line.
+        let content = inner.produces.text.clone().or_else(|| {
+            (s.words[0].text == "cat" && s.words.len() == 1)
+                .then(|| {
+                    s.stdin_text
+                        .as_ref()
+                        .filter(|w| w.literal)
+                        .map(|w| w.text.clone())
+                })
+                .flatten()
+        });
+        if let Some(text) = content {
+            for r in s.redirects.iter().filter(|r| r.kind == RedirectKind::Write) {
+                if let Some(p) = self.target(&r.target).path {
+                    let mut written = self.written.borrow_mut();
+                    if let Some(last) = written.iter_mut().rev().find(|(w, _)| *w == p) {
+                        last.1 = Some(text.clone());
+                    }
+                }
+            }
+        }
         if inner.produces.download {
             // `curl URL > x.sh`: the file holds the download, as with `curl -o x.sh`.
             for r in s.redirects.iter().filter(|r| r.kind.writes()) {
@@ -673,9 +696,18 @@ impl<'a> Walker<'a> {
         if self.downloaded.contains(&path) {
             return f;
         }
-        if self.written.borrow().contains(&path) {
-            return self.unread(tg, Unread::WrittenOnLine, verb);
-        }
+        let on_line = self
+            .written
+            .borrow()
+            .iter()
+            .rev()
+            .find(|(p, _)| *p == path)
+            .map(|(_, text)| text.clone());
+        let text = match on_line {
+            Some(None) => return self.unread(tg, Unread::WrittenOnLine, verb),
+            Some(Some(text)) => Some(text),
+            None => None,
+        };
         if self.scripts.iter().any(|(p, _)| *p == path) {
             // A script that runs itself: its commands are being judged already.
             return self.own(&Effect::Run(Code::Read(tg)), "run", "", verb);
@@ -685,7 +717,11 @@ impl<'a> Walker<'a> {
         {
             return self.unread(tg, Unread::TooMany, verb);
         }
-        let text = match self.ctx.read_file(&path, scripts::MAX_SCRIPT_BYTES) {
+        let read = match text {
+            Some(text) => Some(FileText::Text(text)),
+            None => self.ctx.read_file(&path, scripts::MAX_SCRIPT_BYTES),
+        };
+        let text = match read {
             None | Some(FileText::Missing | FileText::Binary) => return f,
             Some(FileText::TooLarge) => return self.unread(tg, Unread::TooLarge, verb),
             Some(FileText::Unreadable) => return self.unread(tg, Unread::Unreadable, verb),
@@ -695,7 +731,8 @@ impl<'a> Walker<'a> {
         self.scripts_read.1 += text.len();
         let lang = match how {
             RunAs::Shell | RunAs::Source => scripts::Lang::Shell,
-            RunAs::Code(lang) => scripts::interpreter_lang(lang),
+            RunAs::Code("other") => scripts::Lang::Other,
+            RunAs::Code(lang) => scripts::Lang::Code(lang),
             RunAs::Executed => scripts::executed_as(&text),
         };
         self.scripts.push((path, tg.shown().to_string()));
