@@ -591,3 +591,7 @@ pub(crate) fn reads(files: &[Target], verb: &str) -> (Finding, Option<usize>) {
         ),
     }
 }
+
+#[cfg(test)]
+#[path = "paths_tests.rs"]
+mod tests;
