@@ -13,7 +13,8 @@ pub(crate) enum Effect {
     Act(Act),
     /// It reads a path.
     Read(Target),
-    /// It writes (creates, overwrites, appends to, edits) a path.
+    /// It writes (creates, overwrites, appends to, edits) a path; [`PathNote::Overwrites`]
+    /// when it replaces what the file held (judged as deleting it).
     Write(Target, Option<PathNote>),
     /// It deletes a path.
     Delete {
@@ -298,6 +299,9 @@ impl fmt::Display for Effect {
         match self {
             Effect::Act(a) => write!(f, "act({a})"),
             Effect::Read(t) => write!(f, "read({})", t.label()),
+            Effect::Write(t, Some(PathNote::Overwrites)) => {
+                write!(f, "write({}, overwrite)", t.label())
+            }
             Effect::Write(t, _) => write!(f, "write({})", t.label()),
             Effect::Delete {
                 target, recursive, ..

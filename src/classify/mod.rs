@@ -519,11 +519,12 @@ pub enum Loses {
     Work,
 }
 
-/// Answers what deleting inside the project, or discarding the working tree's changes, would
-/// lose. The gate asks the project's git (I/O at the edge); without one, classification
-/// assumes work would be lost.
+/// Answers what deleting inside the project (or overwriting a file there, which loses what
+/// it held the same way), or discarding the working tree's changes, would lose. The gate
+/// asks the project's git (I/O at the edge); without one, classification assumes work would
+/// be lost.
 pub trait Worktree: Send + Sync {
-    /// Returns what deleting `path` (a file or a tree) would lose.
+    /// Returns what deleting (or overwriting) `path` (a file or a tree) would lose.
     fn loses(&self, path: &Path) -> Loses;
     /// Returns what discarding the working tree's uncommitted changes would lose.
     fn changes(&self) -> Loses;
@@ -719,7 +720,8 @@ impl Context {
         })
     }
 
-    /// Returns what deleting `path` inside the project would lose (work, without an oracle).
+    /// Returns what deleting or overwriting `path` inside the project would lose (work,
+    /// without an oracle).
     pub fn loses(&self, path: &Path) -> Loses {
         self.worktree
             .as_ref()

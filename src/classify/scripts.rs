@@ -227,7 +227,7 @@ mod tests {
                 "run-script-unread",
             ),
             (
-                "cp wipe.sh ok.sh; bash ok.sh",
+                "cp wipe.sh /tmp/n.sh; bash /tmp/n.sh",
                 Kind::NotUnderstood,
                 "run-script-unread",
             ),

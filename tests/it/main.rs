@@ -28,6 +28,7 @@ mod kpt_apply;
 mod kpt_draft;
 mod observers;
 mod otlp_receiver;
+mod overwrite;
 mod packs;
 mod payloads;
 mod project_config;

@@ -343,6 +343,9 @@ pub enum PathNote {
     Shreds,
     /// It moves the paths away (from where they were, they are gone).
     MovesAway,
+    /// It replaces what the file held (writes it anew, truncates it): what it held is lost
+    /// as if it were deleted, so the project's git is asked what that loses.
+    Overwrites,
     /// It removes only empty directories (it refuses the others): nothing is lost.
     OnlyEmpty,
     /// It only matters when the path is one oath protects (a lock file others wait on).

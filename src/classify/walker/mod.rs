@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use crate::shell::{self, RedirectKind, Script, Simple, Word};
 
 use super::effect::{Code, Effect, Unread};
-use super::pack::schema::{Act, Carried};
+use super::pack::schema::{Act, Carried, PathNote};
 use super::paths::{self, Target, Zone};
 use super::policy::{self, Said};
 use super::rule::{Finding, Findings};
@@ -382,14 +382,18 @@ impl<'a> Walker<'a> {
             }
             if r.kind.writes() {
                 if t.zone != Zone::Harmless {
-                    let verb = if r.kind == RedirectKind::Append {
-                        "appends to"
-                    } else {
-                        "writes"
+                    // `>`, `>|`, `&>` truncate the file first: what it held is gone. `>>`
+                    // adds to it and `<>` opens it without truncating.
+                    let (verb, note) = match r.kind {
+                        RedirectKind::Append => ("appends to", None),
+                        RedirectKind::Write if t.zone != Zone::Network => {
+                            ("writes", Some(PathNote::Overwrites))
+                        }
+                        _ => ("writes", None),
                     };
                     self.push(
                         &s.text,
-                        self.own(&Effect::Write(t, None), "redirect", "", verb),
+                        self.own(&Effect::Write(t, note), "redirect", "", verb),
                     );
                 }
             } else if t.zone == Zone::Network {
