@@ -1,12 +1,14 @@
 //! The database clients' handler: the statements they are given (in arguments, in the
 //! values of the options that carry them, on stdin), judged by what they do
-//! ([`super::super::sql::judge`]); without any, a session.
+//! ([`super::super::sql::judge_as`], in the client's language); statements piped in from
+//! another program or a file are statements oath does not read; without any, a session.
 
 use super::super::effect::Effect;
 use super::super::pack::schema::Act;
-use super::super::sql::{self, Sql};
+use super::super::sql::{self, Lang, Sql};
 use super::Walker;
 use super::apply::Handled;
+use crate::shell::RedirectKind;
 
 impl Walker<'_> {
     /// Database clients: the statements they are given (in arguments, option values or on
@@ -14,15 +16,35 @@ impl Walker<'_> {
     pub(super) fn h_sql(&mut self, c: &Handled<'_, '_, '_>) {
         let name = c.name;
         let args = c.args();
+        let lang = match name {
+            "redis-cli" | "valkey-cli" => Lang::Redis,
+            "mongo" | "mongosh" => Lang::Mongo,
+            _ => Lang::Sql,
+        };
         let flag = |names: &[&str]| args.iter().any(|a| names.contains(&a.text.as_str()));
-        // SQL text: quoted arguments or ones with spaces, `--execute=…`-style values, stdin.
+        // SQL text: quoted arguments or ones with spaces (not a connection URI or a
+        // `key=value` connection string), `--execute=…`-style values, stdin.
+        let connection = |t: &str| {
+            t.contains("://")
+                || t.split_whitespace()
+                    .next()
+                    .is_some_and(|w| w.contains('=') && !sql::looks_like_in(t, lang))
+        };
         let mut texts: Vec<String> = args
             .iter()
             .filter(|a| (a.quoted || a.text.contains(' ')) && !a.text.starts_with('-'))
+            .filter(|a| !connection(&a.text))
             .map(|a| a.text.clone())
             .collect();
         for a in args {
-            for prefix in ["--execute=", "--command=", "--eval=", "-cmd="] {
+            for prefix in [
+                "--execute=",
+                "--command=",
+                "--eval=",
+                "-cmd=",
+                "--init-command=",
+                "--query=",
+            ] {
                 if let Some(v) = a.text.strip_prefix(prefix) {
                     texts.push(v.to_owned());
                 }
@@ -40,6 +62,7 @@ impl Walker<'_> {
             "-Q",
             "-q",
             "--query",
+            "--init-command",
         ];
         let mut computed = false;
         for v in c.level.own.scan.values(&carriers) {
@@ -49,6 +72,25 @@ impl Walker<'_> {
         if let Some(w) = &c.s.stdin_text {
             computed |= !w.literal;
             texts.push(w.text.clone());
+        }
+        // Statements a pipe or a file feeds in (when nothing else gives any: a client given
+        // statements in its arguments does not read its input): literal text (`echo … |`) is
+        // judged; anything else oath does not read.
+        let mut unread = None;
+        if texts.is_empty() {
+            if let Some(flow) = c.stdin {
+                match &flow.text {
+                    Some(t) => texts.push(t.clone()),
+                    None => unread = Some("piped from another program"),
+                }
+            } else if c
+                .s
+                .redirects
+                .iter()
+                .any(|r| r.kind == RedirectKind::Read && r.target.text != "/dev/null")
+            {
+                unread = Some("read from a file");
+            }
         }
         // A command given as words (`redis-cli FLUSHALL`, `redis-cli -n 1 DEL k`, `sqlite3 db
         // .shell`): the words together, and each alone.
@@ -60,7 +102,7 @@ impl Walker<'_> {
         if texts.is_empty() {
             for i in 0..words.len() {
                 let joined = words[i..].join(" ");
-                if sql::looks_like(&joined) {
+                if sql::looks_like_in(&joined, lang) {
                     texts.push(joined);
                 }
             }
@@ -87,13 +129,28 @@ impl Walker<'_> {
                 "",
             );
         }
-        let judged = texts.iter().map(|t| sql::judge(t)).max();
+        let judged = texts
+            .iter()
+            .map(|t| sql::judge_as(t, lang))
+            .chain(unread.map(|_| Sql::Unknown))
+            .max();
         let verdict = match judged {
-            Some(Sql::Outside) => Sql::Outside,
+            // Read-only opens no other file and runs no other code.
+            Some(v @ (Sql::Outside | Sql::Unknown)) => v,
             _ if help || read_only => Sql::Read,
             Some(v) => v,
             None => Sql::Change,
         };
+        if let Some(how) = unread.filter(|_| verdict == Sql::Unknown) {
+            self.found(
+                c,
+                Effect::NotUnderstood,
+                "database-unread",
+                &format!("{name} is given statements {how}: oath does not read them"),
+                "",
+            );
+            return;
+        }
         if judged.is_none() && verdict == Sql::Change {
             self.act(
                 c,
