@@ -350,6 +350,8 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
         "pay", "payment", "transfer", "withdraw", "trade", "buy", "sell", "purchase", "charge",
         "refund", "payout", "checkout", "swap", "bid",
     ];
+    // The words of a database tool that runs the statements it is given.
+    const RUNS_STATEMENTS: &[&str] = &["execute", "exec", "run", "sql", "command"];
     const EXEC: &[&str] = &[
         "execute", "exec", "run", "shell", "terminal", "command", "eval", "script", "spawn",
         "process", "sql", "deploy", "install",
@@ -357,7 +359,7 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
     let text = tool_name.to_owned();
     let who = format!("{server} {tool}");
     let mut out = Findings::default();
-    let consumed = statements(server, tool, &words, input, ctx, &mut out);
+    let (judged, consumed) = statements(server, tool, &words, input, ctx, &mut out);
     mcp_arguments(server, tool, &words, input, ctx, &mut out);
     let uses = if READ.contains(&verb) && !any(DESTROY) {
         McpUse::Read
@@ -369,6 +371,17 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
         McpUse::Order
     } else if any(DESTROY) {
         McpUse::Destroy
+    } else if judged.is_some()
+        && any(EXEC)
+        && database_server(server, &words)
+        && words
+            .iter()
+            .all(|w| !EXEC.contains(&w.as_str()) || RUNS_STATEMENTS.contains(&w.as_str()))
+        && (consumed || input.get("command").and_then(Value::as_str).is_none())
+    {
+        // A database's tool that runs the statements it is given (`execute_sql`) does what
+        // they do, judged above: the tool itself adds a read.
+        McpUse::Read
     } else if any(EXEC) {
         let command = input.get("command").and_then(Value::as_str);
         // A database's command (`FLUSHDB`) was judged as a statement; any other is shell.
@@ -461,9 +474,10 @@ const COMMAND_KEYS: &[&str] = &["command", "commands", "cmd"];
 
 /// Judges the statements an MCP tool's input carries (its top-level `sql`, `query` …
 /// strings or arrays of them, as [`SQL_KEYS`], [`STATEMENT_KEYS`] and [`COMMAND_KEYS`] say) by the
-/// one SQL judge ([`sql::judge`], as the shell clients' statements are), and pushes the act
-/// the worst of them is ([`sql::act`]) unless it only reads. Returns whether the `command`
-/// was taken as a statement.
+/// one SQL judge ([`sql::judge_as`], as the shell clients' statements are, in the server's
+/// language), and pushes the act the worst of them is ([`sql::act`]) unless it only reads.
+/// Returns the worst verdict, if any string was taken as statements, and whether the
+/// `command` was.
 fn statements(
     server: &str,
     tool: &str,
@@ -471,11 +485,19 @@ fn statements(
     input: &Value,
     ctx: &Context,
     out: &mut Findings,
-) -> bool {
+) -> (Option<Sql>, bool) {
     let Some(map) = input.as_object() else {
-        return false;
+        return (None, false);
     };
     let database = database_server(server, words);
+    let server_words = name_words(server);
+    let lang = if server_words.iter().any(|w| w == "redis" || w == "valkey") {
+        sql::Lang::Redis
+    } else if server_words.iter().any(|w| w.starts_with("mongo")) {
+        sql::Lang::Mongo
+    } else {
+        sql::Lang::Auto
+    };
     let mut worst: Option<Sql> = None;
     let mut consumed = false;
     for (key, value) in map {
@@ -492,7 +514,7 @@ fn statements(
                 || COMMAND_KEYS.contains(&key) && database && sql::looks_like(t)
         };
         for t in texts.into_iter().filter(|t| read_as(t)) {
-            worst = worst.max(Some(sql::judge(t)));
+            worst = worst.max(Some(sql::judge_as(t, lang)));
             consumed |= k == "command";
         }
     }
@@ -510,7 +532,7 @@ fn statements(
         let f = policy::finding(&Effect::Act(act), said, ctx);
         out.push(&format!("mcp__{server}__{tool}"), f);
     }
-    consumed
+    (worst, consumed)
 }
 
 /// Keys whose strings are paths (compared in lower case; camelCase and snake_case alike):
@@ -840,6 +862,33 @@ mod tests {
                 json!({"statements": ["db.users.find({})", "db.users.drop()"]}),
                 "mongosh --eval 'db.users.drop()'",
             ),
+            // A tool that runs the statements it is given does what they do.
+            (
+                "mcp__supabase__execute_sql",
+                json!({"project_id": "p", "query": "DROP/**/TABLE t"}),
+                "psql -c 'DROP/**/TABLE t'",
+            ),
+            (
+                "mcp__supabase__execute_sql",
+                json!({"project_id": "p", "query": "insert into t values (1)"}),
+                "psql -c 'insert into t values (1)'",
+            ),
+            (
+                "mcp__plugin_supabase_supabase__execute_sql",
+                json!({"project_id": "p", "query": "select pg_terminate_backend(1)"}),
+                "psql -c 'select pg_terminate_backend(1)'",
+            ),
+            // A server's language is its name's: Redis reads a line a command.
+            (
+                "mcp__redis__execute_command",
+                json!({"command": "PING\nFLUSHALL"}),
+                "redis-cli FLUSHALL",
+            ),
+            (
+                "mcp__mongodb__run",
+                json!({"statements": ["db.getSiblingDB('prod').dropDatabase()"]}),
+                "mongosh --eval 'db.dropDatabase()'",
+            ),
         ] {
             let ctx = ctx();
             let mcp = classify_tool(tool, &input, &ctx);
@@ -888,6 +937,19 @@ mod tests {
                 json!({"query": "query { viewer { login } }"}),
                 "mcp-write",
                 Risk::Medium,
+            ),
+            // A database's tool that runs statements, given one that only reads, reads.
+            (
+                "mcp__supabase__execute_sql",
+                json!({"project_id": "p", "query": "select * from users limit 5"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            (
+                "mcp__dbhub__execute_sql",
+                json!({"sql": "select 1"}),
+                "mcp-read",
+                Risk::Low,
             ),
             // A statement's words in quotes are data.
             (
