@@ -164,3 +164,43 @@ impl Walker<'_> {
         }
     }
 }
+
+/// Project scripts a pack describes by their file name: Rails' `bin/rails` and `bin/rake`,
+/// Django's `manage.py`, Laravel's `artisan`.
+const FRAMEWORK_SCRIPTS: &[&str] = &["rails", "rake", "manage.py", "artisan"];
+
+impl Walker<'_> {
+    /// A project script a pack describes by its file name (`python manage.py flush`,
+    /// `bin/rails db:drop`), run: judged by that pack too, with the words after it. The
+    /// script's own run accounts for every word, so the pack adds what it knows the command
+    /// does and nothing it does not understand.
+    pub(super) fn framework_script(
+        &mut self,
+        s: &crate::shell::Simple,
+        script: &crate::shell::Word,
+        rest: &[crate::shell::Word],
+        depth: usize,
+        stdin: Option<&super::Flow>,
+    ) {
+        let base = script.text.rsplit('/').next().unwrap_or("");
+        if !script.literal
+            || !FRAMEWORK_SCRIPTS.contains(&base)
+            || !self.target(script).in_project()
+        {
+            return;
+        }
+        let Some(found) = super::super::pack::lookup(self.ctx.user_packs(), base) else {
+            return;
+        };
+        let from = self.out.items.len();
+        self.apply(s, base, found, rest, depth, stdin, super::Mods::default());
+        let mut i = from;
+        while i < self.out.items.len() {
+            if self.out.items[i].1.kind == super::super::Kind::PartlyUnderstood {
+                self.out.items.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+}

@@ -441,6 +441,7 @@ impl<'a> Walker<'a> {
                 } else {
                     let f = self.run_file(first, "runs");
                     self.push(&s.text, f);
+                    self.framework_script(s, first, &argv[1..], depth, stdin);
                     return Leaf::default();
                 }
             }
