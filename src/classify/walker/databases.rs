@@ -65,9 +65,18 @@ impl Walker<'_> {
             "--init-command",
         ];
         let mut computed = false;
-        for v in c.level.own.scan.values(&carriers) {
-            computed |= !v.literal;
-            texts.push(v.text.clone());
+        // SQLite's and DuckDB's shells take long options after one dash and never cluster
+        // them: `-lookaside` is not `-l -o … -s ide`.
+        let single_dash = matches!(name, "sqlite3" | "duckdb");
+        for o in &c.level.own.scan.opts {
+            let written = args.get(o.index).map_or("", |a| a.text.as_str());
+            if !o.is_any(&carriers, false) || single_dash && !carriers.contains(&written) {
+                continue;
+            }
+            if let Some(v) = &o.value {
+                computed |= !v.literal;
+                texts.push(v.text.clone());
+            }
         }
         if let Some(w) = &c.s.stdin_text {
             computed |= !w.literal;
