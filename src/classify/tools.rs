@@ -500,22 +500,22 @@ fn statements(
     };
     let mut worst: Option<Sql> = None;
     let mut consumed = false;
+    let mut strings = Vec::new();
     for (key, value) in map {
-        let k = key.to_ascii_lowercase();
-        let texts: Vec<&str> = match value {
-            Value::String(s) => vec![s.as_str()],
-            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
-            _ => continue,
-        };
-        let key = k.as_str();
-        let read_as = |t: &str| {
-            SQL_KEYS.contains(&key)
-                || STATEMENT_KEYS.contains(&key) && (database || sql::looks_like(t))
-                || COMMAND_KEYS.contains(&key) && database && sql::looks_like(t)
-        };
-        for t in texts.into_iter().filter(|t| read_as(t)) {
+        strings_under(key, value, database, 0, &mut strings);
+    }
+    for (key, t, top) in strings {
+        let read_as = SQL_KEYS.contains(&key.as_str())
+            || STATEMENT_KEYS.contains(&key.as_str()) && (database || sql::looks_like(t))
+            || COMMAND_KEYS.contains(&key.as_str()) && database && sql::looks_like_in(t, lang)
+            // A database's statements under a key of another name (`sql_query`, `args`).
+            || database
+                && !PROSE_KEYS.contains(&key.as_str())
+                && t.contains(char::is_whitespace)
+                && sql::looks_like_in(t, lang);
+        if read_as {
             worst = worst.max(Some(sql::judge_as(t, lang)));
-            consumed |= k == "command";
+            consumed |= top && key == "command";
         }
     }
     if let Some(v) = worst
@@ -533,6 +533,48 @@ fn statements(
         out.push(&format!("mcp__{server}__{tool}"), f);
     }
     (worst, consumed)
+}
+
+/// Keys whose strings are prose about a call, never statements (a `description` that starts
+/// "Delete …").
+const PROSE_KEYS: &[&str] = &[
+    "description",
+    "comment",
+    "message",
+    "title",
+    "name",
+    "label",
+    "summary",
+    "note",
+    "notes",
+    "reason",
+];
+
+/// Collects the strings of an MCP input's value with the key (in lower case) they stand
+/// under and whether that key is a top-level one: a string, an array's strings, and for a
+/// database's server the strings of nested objects too (a few levels down).
+fn strings_under<'v>(
+    key: &str,
+    value: &'v Value,
+    database: bool,
+    depth: usize,
+    out: &mut Vec<(String, &'v str, bool)>,
+) {
+    let k = key.to_ascii_lowercase();
+    match value {
+        Value::String(s) => out.push((k, s.as_str(), depth == 0)),
+        Value::Array(a) if depth < 4 => {
+            for v in a {
+                strings_under(key, v, database, depth + usize::from(!v.is_string()), out);
+            }
+        }
+        Value::Object(m) if database && depth < 4 => {
+            for (k, v) in m {
+                strings_under(k, v, database, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Keys whose strings are paths (compared in lower case; camelCase and snake_case alike):
@@ -878,6 +920,22 @@ mod tests {
                 json!({"project_id": "p", "query": "select pg_terminate_backend(1)"}),
                 "psql -c 'select pg_terminate_backend(1)'",
             ),
+            // A database's statements under a key of another name, or nested.
+            (
+                "mcp__postgres__query",
+                json!({"sql_query": "DROP TABLE t"}),
+                "psql -c 'DROP TABLE t'",
+            ),
+            (
+                "mcp__postgres__run",
+                json!({"params": {"text": "DELETE FROM users"}}),
+                "psql -c 'DELETE FROM users'",
+            ),
+            (
+                "mcp__redis__execute_command",
+                json!({"command": "CONFIG SET dir /var/www"}),
+                "redis-cli CONFIG SET dir /var/www",
+            ),
             // A server's language is its name's: Redis reads a line a command.
             (
                 "mcp__redis__execute_command",
@@ -948,6 +1006,13 @@ mod tests {
             (
                 "mcp__dbhub__execute_sql",
                 json!({"sql": "select 1"}),
+                "mcp-read",
+                Risk::Low,
+            ),
+            // Prose about a call is not a statement.
+            (
+                "mcp__postgres__query",
+                json!({"sql": "select 1", "description": "Delete old rows later"}),
                 "mcp-read",
                 Risk::Low,
             ),
