@@ -125,8 +125,13 @@ fn redis_first(text: &str) -> bool {
 /// Returns what SQL text does, read as each server would read it (the worst reading).
 fn judge_sql(text: &str, outer: &mut Batch) -> Sql {
     let mut worst = Sql::Read;
-    for d in lex::READINGS {
-        let mut b = Batch::within(outer);
+    // Statements inside a statement (`PREPARE s FROM '…'`) are read as that one was.
+    let readings = match outer.reading() {
+        Some(d) => vec![d],
+        None => lex::READINGS.to_vec(),
+    };
+    for d in readings {
+        let mut b = Batch::within(outer, d);
         for stmt in lex::statements(text, d) {
             worst = worst.max(match stmt {
                 Stmt::Sql(toks) => statement::statement(&toks, &mut b),

@@ -4,7 +4,7 @@
 //! statement oath does not know is not understood.
 
 use super::Sql;
-use super::lex::Tok;
+use super::lex::{Dialect, Tok};
 use super::names::*;
 
 /// What the statements of one text have set up for later ones (`PREPARE p AS …`, then
@@ -13,21 +13,29 @@ use super::names::*;
 pub(super) struct Batch {
     prepared: Vec<(String, Sql)>,
     depth: usize,
+    /// The reading the text is in: statements inside statements are read in it alone.
+    reading: Option<Dialect>,
 }
 
 impl Batch {
     /// Returns a batch for statements inside a statement of `outer` (prepared text, a
     /// routine's body): as deep, with nothing prepared yet.
-    pub(super) fn within(outer: &Batch) -> Batch {
+    pub(super) fn within(outer: &Batch, reading: Dialect) -> Batch {
         Batch {
             prepared: Vec::new(),
             depth: outer.depth,
+            reading: Some(outer.reading.unwrap_or(reading)),
         }
+    }
+
+    /// Returns the reading statements inside this text's statements are read in.
+    pub(super) fn reading(&self) -> Option<Dialect> {
+        self.reading
     }
 }
 
 /// Statements inside statements (bodies, prepared text) beyond this depth are not read.
-const MAX_DEPTH: usize = 8;
+const MAX_DEPTH: usize = 6;
 
 fn word(t: &Tok) -> Option<&str> {
     match t {
@@ -65,34 +73,6 @@ fn top(toks: &[Tok]) -> Vec<(usize, &Tok)> {
             _ if depth == 0 => out.push((i, t)),
             _ => {}
         }
-    }
-    out
-}
-
-/// The contents of each outermost pair of parentheses (to the end when one is not closed).
-fn groups(toks: &[Tok]) -> Vec<&[Tok]> {
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    let mut from = 0;
-    for (i, t) in toks.iter().enumerate() {
-        match t {
-            Tok::Punct('(') => {
-                if depth == 0 {
-                    from = i + 1;
-                }
-                depth += 1;
-            }
-            Tok::Punct(')') if depth > 0 => {
-                depth -= 1;
-                if depth == 0 {
-                    out.push(&toks[from..i]);
-                }
-            }
-            _ => {}
-        }
-    }
-    if depth > 0 {
-        out.push(&toks[from..]);
     }
     out
 }
@@ -221,19 +201,60 @@ fn reads_files(top: &[(usize, &Tok)]) -> Sql {
 }
 
 /// What the statements inside a statement's parentheses do (`WITH d AS (DELETE …)`,
-/// `COPY (…) TO`, `INSERT … (SELECT …)`).
+/// `COPY (…) TO`, `INSERT … (SELECT …)`): every pair of parentheses, at any depth, that
+/// opens on a statement's first word is judged as one (the ones inside it by that judgement,
+/// as deep as [`MAX_DEPTH`]). One pass, no recursion over the parentheses themselves.
 fn inside(toks: &[Tok], b: &mut Batch) -> Sql {
     let mut v = Sql::Read;
-    for g in groups(toks) {
-        v = v.max(match g.first().and_then(word) {
-            Some(
-                "select" | "with" | "insert" | "update" | "delete" | "merge" | "values" | "table"
-                | "replace",
-            ) => statement(g, b),
-            _ => inside(g, b),
-        });
+    let mut open: Vec<usize> = Vec::new();
+    let mut starts = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        match t {
+            Tok::Punct('(') => open.push(i),
+            Tok::Punct(')') => {
+                if let Some(o) = open.pop()
+                    && opens_statement(toks.get(o + 1))
+                {
+                    starts.push((o + 1, i));
+                }
+            }
+            _ => {}
+        }
+    }
+    // Unclosed pairs run to the end.
+    starts.extend(
+        open.into_iter()
+            .filter(|o| opens_statement(toks.get(o + 1)))
+            .map(|o| (o + 1, toks.len())),
+    );
+    // Only the outermost pairs that open a statement: those inside them are judged with them.
+    starts.sort_unstable();
+    let mut judged_until = 0;
+    for (from, to) in starts {
+        if from < judged_until {
+            continue;
+        }
+        judged_until = to;
+        v = v.max(statement(&toks[from..to], b));
     }
     v
+}
+
+fn opens_statement(t: Option<&Tok>) -> bool {
+    matches!(
+        t.and_then(word),
+        Some(
+            "select"
+                | "with"
+                | "insert"
+                | "update"
+                | "delete"
+                | "merge"
+                | "values"
+                | "table"
+                | "replace"
+        )
+    )
 }
 
 fn by_first_word(toks: &[Tok], b: &mut Batch) -> Sql {
@@ -420,8 +441,10 @@ fn create(toks: &[Tok], top: &[(usize, &Tok)], b: &mut Batch) -> Sql {
         v = Sql::Destroy;
     }
     for t in toks {
-        if let Tok::Str(s) | Tok::Body(s) = t {
-            v = v.max(body(s, b));
+        match t {
+            Tok::Str(s) => v = v.max(body(s, false, b)),
+            Tok::Body(s) => v = v.max(body(s, true, b)),
+            _ => {}
         }
     }
     v
@@ -430,30 +453,34 @@ fn create(toks: &[Tok], top: &[(usize, &Tok)], b: &mut Batch) -> Sql {
 /// A routine's body: each of its statements from its first statement keyword (after
 /// `BEGIN`, `DECLARE …`, a label or `RETURN QUERY`), and the functions it calls; dynamic SQL
 /// in it (`EXECUTE format(…)`) is code oath does not read.
-fn body(text: &str, b: &mut Batch) -> Sql {
+fn body(text: &str, dollar: bool, b: &mut Batch) -> Sql {
     let mut v = Sql::Change;
-    for d in super::lex::READINGS {
-        for s in super::lex::statements(text, d) {
-            let toks = match s {
-                super::lex::Stmt::Sql(t) => t,
-                super::lex::Stmt::Client(c) => {
-                    v = v.max(super::client::command(&c));
-                    continue;
-                }
-            };
-            if toks
-                .iter()
-                .any(|t| matches!(word(t), Some("execute" | "exec" | "sp_executesql")))
-            {
-                v = v.max(Sql::Unknown);
+    // A dollar-quoted body is PostgreSQL's; a string body is read as its statement was.
+    let reading = if dollar {
+        super::lex::POSTGRES
+    } else {
+        b.reading().unwrap_or(super::lex::POSTGRES)
+    };
+    for s in super::lex::statements(text, reading) {
+        let toks = match s {
+            super::lex::Stmt::Sql(t) => t,
+            super::lex::Stmt::Client(c) => {
+                v = v.max(super::client::command(&c));
+                continue;
             }
-            v = v.max(anywhere(&toks));
-            if let Some(p) = toks
-                .iter()
-                .position(|t| word(t).is_some_and(|w| BODY_STATEMENTS.contains(&w)))
-            {
-                v = v.max(statement(&toks[p..], b));
-            }
+        };
+        if toks
+            .iter()
+            .any(|t| matches!(word(t), Some("execute" | "exec" | "sp_executesql")))
+        {
+            v = v.max(Sql::Unknown);
+        }
+        v = v.max(anywhere(&toks));
+        if let Some(p) = toks
+            .iter()
+            .position(|t| word(t).is_some_and(|w| BODY_STATEMENTS.contains(&w)))
+        {
+            v = v.max(statement(&toks[p..], b));
         }
     }
     v

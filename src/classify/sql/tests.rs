@@ -574,3 +574,24 @@ fn redis_and_mongo_commands_are_judged_by_what_they_do() {
         ("db.users.insertOne({a: 1})", Change),
     ]);
 }
+
+#[test]
+fn deep_or_long_texts_are_judged_in_bounded_time() {
+    let started = std::time::Instant::now();
+    // Parentheses a hundred thousand deep, statements inside statements as deep as the text
+    // goes, routines inside routines, many statements.
+    let parens = format!("SELECT {}1{}", "(".repeat(100_000), ")".repeat(100_000));
+    assert_eq!(judge(&parens), Sql::Read);
+    let selects = format!("{}1", "SELECT (".repeat(20_000));
+    assert!(judge(&selects) >= Sql::Read);
+    let mut routine = "DELETE FROM t".to_owned();
+    for i in 0..12 {
+        routine =
+            format!("CREATE FUNCTION f{i}() RETURNS int AS $b{i}$ {routine} $b{i}$ LANGUAGE sql");
+    }
+    assert!(judge(&routine) >= Sql::Unknown, "{:?}", judge(&routine));
+    let many = "SELECT 1; ".repeat(50_000);
+    assert_eq!(judge(&many), Sql::Read);
+    let elapsed = started.elapsed();
+    assert!(elapsed.as_secs() < 20, "took {elapsed:?}");
+}
