@@ -22,20 +22,31 @@ impl Walker<'_> {
             _ => Lang::Sql,
         };
         let flag = |names: &[&str]| args.iter().any(|a| names.contains(&a.text.as_str()));
-        // SQL text: quoted arguments or ones with spaces (not a connection URI or a
-        // `key=value` connection string), `--execute=…`-style values, stdin.
+        // SQL text: quoted arguments or ones with spaces, `--execute=…`-style values, stdin.
+        // SQLite's and DuckDB's shells take statements after the database file; the other
+        // clients' positional words are a database, a user or an address (a connection URI,
+        // `key=value` pairs, `"$DATABASE_URL"`): statements only when they read as some.
+        let positional_sql = matches!(name, "sqlite3" | "duckdb");
         let connection = |t: &str| {
             t.contains("://")
                 || t.split_whitespace()
                     .next()
                     .is_some_and(|w| w.contains('=') && !sql::looks_like_in(t, lang))
         };
-        let mut texts: Vec<String> = args
+        let mut computed = false;
+        let mut texts: Vec<String> = Vec::new();
+        for a in args
             .iter()
             .filter(|a| (a.quoted || a.text.contains(' ')) && !a.text.starts_with('-'))
             .filter(|a| !connection(&a.text))
-            .map(|a| a.text.clone())
-            .collect();
+        {
+            if positional_sql {
+                computed |= !a.literal;
+                texts.push(a.text.clone());
+            } else if sql::looks_like_in(&a.text, lang) {
+                texts.push(a.text.clone());
+            }
+        }
         for a in args {
             for prefix in [
                 "--execute=",
@@ -64,7 +75,6 @@ impl Walker<'_> {
             "--query",
             "--init-command",
         ];
-        let mut computed = false;
         // SQLite's and DuckDB's shells take long options after one dash and never cluster
         // them: `-lookaside` is not `-l -o … -s ide`.
         let single_dash = matches!(name, "sqlite3" | "duckdb");
@@ -86,7 +96,15 @@ impl Walker<'_> {
         // statements in its arguments does not read its input): literal text (`echo … |`) is
         // judged; anything else oath does not read.
         let mut unread = None;
-        if texts.is_empty() {
+        // MongoDB's shells run the script files they are named.
+        if lang == Lang::Mongo
+            && args
+                .iter()
+                .any(|a| !a.text.starts_with('-') && a.text.ends_with(".js"))
+        {
+            unread = Some("in a script file");
+        }
+        if texts.is_empty() && unread.is_none() {
             if let Some(flow) = c.stdin {
                 match &flow.text {
                     Some(t) => texts.push(t.clone()),
