@@ -18,8 +18,9 @@ pub(super) struct Batch {
 }
 
 impl Batch {
-    /// Returns a batch for statements inside a statement of `outer` (prepared text, a
-    /// routine's body): as deep, with nothing prepared yet.
+    /// Returns a batch for the statements of a text read in `reading` within `outer` (a
+    /// whole text's batch, or a prepared text's): as deep as `outer`, in `outer`'s reading
+    /// when it has one, nothing prepared yet.
     pub(super) fn within(outer: &Batch, reading: Dialect) -> Batch {
         Batch {
             prepared: Vec::new(),
