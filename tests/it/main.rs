@@ -41,6 +41,7 @@ mod secrets;
 mod secrets_copied;
 mod secrets_corpus;
 mod sessions;
+mod sql_effects;
 mod startup;
 mod strike;
 mod strike_pairs;

@@ -515,6 +515,7 @@ impl<'a> Walker<'a> {
                 } else {
                     let f = self.run_script(s, first, "runs", RunAs::Executed, depth);
                     self.push(&s.text, f);
+                    self.framework_script(s, first, &argv[1..], depth, stdin);
                     return Leaf::default();
                 }
             }
