@@ -163,7 +163,7 @@ pub(crate) struct Walker<'a> {
     /// Script files read for this call, and their bytes.
     scripts_read: (usize, usize),
     /// Paths already looked up for a link to credentials, and where it leads.
-    links_seen: std::cell::RefCell<Vec<(PathBuf, Option<String>)>>,
+    links_seen: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<String>>>,
 }
 
 /// Build tools' wrapper scripts a project carries (`./mvnw`, `./gradlew`): run from the
@@ -218,7 +218,7 @@ impl<'a> Walker<'a> {
             written: std::cell::RefCell::new(Vec::new()),
             scripts: Vec::new(),
             scripts_read: (0, 0),
-            links_seen: std::cell::RefCell::new(Vec::new()),
+            links_seen: std::cell::RefCell::new(std::collections::HashMap::new()),
         }
     }
 
