@@ -532,6 +532,11 @@ pub trait Worktree: Send + Sync {
     /// against the index; one: against that version; two: between them) finds a change
     /// in any of `paths`.
     fn differs(&self, revisions: &[String], paths: &[PathBuf]) -> Differs;
+    /// Returns those of `paths` (relative to the project root) that exist and git does not
+    /// track: untracked ones, and with `ignored` the ignored ones too (as `git status`
+    /// names them: a folder git does not track at all is named once); None when git did
+    /// not answer in time.
+    fn untracked(&self, paths: &[PathBuf], ignored: bool) -> Option<Vec<PathBuf>>;
 }
 
 /// What git says about a difference.
@@ -755,6 +760,25 @@ impl Context {
             return Differs::No;
         }
         w.0.differs(revisions, &inside)
+    }
+
+    /// Returns the protected paths inside `within` (the project root or a folder of it; a
+    /// pattern's folder) that exist and git does not track (with `ignored`, ignored ones
+    /// too): what `git stash -u` or `git clean -fdx` there would take away, as git names it.
+    /// None when that is not known (no oracle, or git did not answer in time).
+    pub fn protected_untracked(&self, within: &Path, ignored: bool) -> Option<Vec<PathBuf>> {
+        let inside: Vec<PathBuf> = self
+            .protected
+            .iter()
+            .filter(|p| p.starts_with(within) || within.starts_with(p))
+            .filter_map(|p| p.strip_prefix(&self.project_root).ok())
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .collect();
+        if inside.is_empty() {
+            return Some(Vec::new());
+        }
+        self.worktree.as_ref()?.0.untracked(&inside, ignored)
     }
 
     /// Returns the context with a user's packs, looked up before the built-in ones.

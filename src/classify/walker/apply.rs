@@ -479,10 +479,18 @@ impl Walker<'_> {
 
     /// Returns the targets a selection names.
     fn targets(&self, sel: &super::super::pack::schema::Sel, level: &View<'_>) -> Vec<Target> {
+        let root = matches!(
+            pack::placeholder(sel),
+            Some(super::super::pack::schema::Pick::Root)
+        );
         pack::select(sel, level)
             .iter()
             .map(|w| match w {
                 Some(w) => self.target(w),
+                // The repository a command run in the project works on is the project's.
+                None if root && self.cwd_target().in_project() => {
+                    super::super::paths::target(Some(self.ctx.project_root().into()), self.ctx)
+                }
                 None => self.cwd_target(),
             })
             .collect()
