@@ -136,7 +136,8 @@ fn home_of(ctx: &Context) -> PathBuf {
 }
 
 /// Resolves a path as written (`~`, `~user`, relative) against `cwd`. With `glob`, the
-/// text is a shell pattern cut at its first wild component, so `/*` resolves to `/`.
+/// text is a shell pattern (or brace expansion) cut at its first wild component, so `/*`
+/// resolves to `/` and `.claude/{a,settings}.json` to `.claude`.
 /// Returns None when the text is empty or computed, or the cwd is unknown.
 pub(crate) fn resolve(
     text: &str,
@@ -148,7 +149,7 @@ pub(crate) fn resolve(
         return None;
     }
     let wild = if glob {
-        text.find(['*', '?', '['])
+        text.find(['*', '?', '[', '{'])
     } else {
         None
     };

@@ -149,12 +149,30 @@ pub(super) fn wipe(t: &Target, explain: &str) -> Finding {
     Finding::new(Domain::System, Risk::High, "disk-tool", explain).kind(Kind::Irreversible)
 }
 
-pub(super) fn perm_finding(name: &str, mode: &str, t: &Target, recursive: bool) -> Finding {
+pub(super) fn perm_finding(
+    name: &str,
+    mode: &str,
+    t: &Target,
+    recursive: bool,
+    ctx: &Context,
+) -> Finding {
     let shown = t.shown();
-    if t.protected
-        || t.holds_protected && recursive && !matches!(t.zone, Zone::Root | Zone::HomeTop)
-    {
+    // A folder that holds what oath protects (`.claude`, `~/.claude`) decides who reaches
+    // it: `chmod 000 .claude` hides the settings from the client as surely as deleting them.
+    if t.protected || t.holds_protected && t.zone != Zone::Root && !t.is_home() {
         return self_protect(&format!("{name} changes"), t);
+    }
+    if recursive && t.path.as_deref() == Some(ctx.project_root()) {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "permissions-over-settings",
+            format!(
+                "{name} -R on the whole project changes who reaches oath's and Claude Code's settings in it too"
+            ),
+        )
+        .kind(Kind::NotUnderstood)
+        .alt("change permissions of specific folders inside the project");
     }
     let setuid = name == "chmod"
         && (mode.contains('s') || mode.len() == 4 && mode.starts_with(['4', '2', '6']));
@@ -245,9 +263,30 @@ fn project_write_domain(z: Zone) -> Domain {
 
 /// Returns the finding for writing (creating or overwriting) a file.
 pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
+    write_into(t, verb, None)
+}
+
+/// Returns the finding for writing a path, as [`write_finding`], with what the rule notes
+/// about it (creating a folder only).
+pub(super) fn write_into(t: &Target, verb: &str, note: Option<PathNote>) -> Finding {
     let shown = t.shown();
     if t.protected {
         return self_protect(verb, t);
+    }
+    // A folder of the project that holds what oath protects (`.claude`): what a build, a
+    // copy, a link or a clone puts in it, or in its place, may be a settings file or an
+    // agent oath does not see. Making the folder is only that.
+    if t.holds_protected && t.in_project() && note != Some(PathNote::CreatesDirectory) {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-over-settings",
+            format!(
+                "{verb} {shown}, which holds oath's or Claude Code's settings: what lands in it, or in its place, is more than oath can see"
+            ),
+        )
+        .kind(Kind::NotUnderstood)
+        .alt("write into a folder of the project that holds no settings");
     }
     if t.path.is_none() {
         return Finding::new(
