@@ -120,6 +120,12 @@ pub fn context() -> Context {
             "/home/dev/.claude/settings.json",
             "/home/dev/project/.claude/settings.json",
             "/home/dev/project/.claude/settings.local.json",
+            "/home/dev/project/.claude/agents",
+            "/home/dev/project/.claude/commands",
+            "/home/dev/project/.claude/skills",
+            "/home/dev/project/.claude/plugins",
+            "/home/dev/.claude/agents",
+            "/home/dev/.claude.json",
             "/usr/local/bin/oath",
         ]
         .into_iter()
