@@ -566,6 +566,11 @@ impl fmt::Debug for WorktreeRef {
 pub trait Links: Send + Sync {
     /// Returns the path with its links followed, or None when nothing in it is a link.
     fn real(&self, path: &Path) -> Option<PathBuf>;
+    /// Returns whether something is at the path (a dangling link counts); without the file
+    /// system, everything may be.
+    fn exists(&self, _path: &Path) -> bool {
+        true
+    }
 }
 
 /// A shared [`Links`].
@@ -698,6 +703,12 @@ impl Context {
     /// Returns where `path` really leads, when a link in it leads elsewhere.
     pub fn real_path(&self, path: &Path) -> Option<PathBuf> {
         self.links.as_ref().and_then(|l| l.0.real(path))
+    }
+
+    /// Returns whether something is at `path`, as far as the file system is known (without a
+    /// [`Links`] oracle, everything may be).
+    pub fn may_exist(&self, path: &Path) -> bool {
+        self.links.as_ref().is_none_or(|l| l.0.exists(path))
     }
 
     /// Returns the protected paths a link leads elsewhere, as the file system resolves them

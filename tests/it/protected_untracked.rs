@@ -4,8 +4,9 @@
 //! `git clean -fdx` would take them away, and the next session would run unguarded. Each call
 //! is judged in the fresh state and after 500 ordinary successes; what oath lets through is
 //! run for real, and the settings must still be there. A Write of the settings file is denied
-//! as it always was; ordinary work (`git stash` of tracked changes, a build into `build/`, a
-//! clone into `vendor/`) keeps its answer.
+//! as it always was, and so are patterns and find's name tests that reach the settings
+//! (`rm -rf .c*`, `find . -name settings.json -delete`); ordinary work (`git stash` of
+//! tracked changes, a build into `build/`, a clone into `vendor/`) keeps its answer.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -172,6 +173,10 @@ fn other_programs_cannot_write_or_hide_the_settings() {
         "chattr +i .claude",
         "gunzip .claude/settings.json.gz",
         "cd src && git clean -fdx ..",
+        "find . -name settings.json -delete",
+        "find . -name '*.json' -exec rm {} +",
+        "rm -rf .c*",
+        "chmod 000 .cl?ude",
     ];
     for cmd in deny {
         let (decision, reason) = bash(&env, cmd);
@@ -233,11 +238,18 @@ fn ordinary_work_beside_the_settings_keeps_its_answer() {
         "git clone https://github.com/a/b vendor/x",
         "cat .claude/settings.json",
         "git clean -n -x",
+        "find . -name settings.json -exec cat {} +",
+        "ls .c*",
     ] {
         let (decision, reason) = bash(&env, cmd);
         if decision != "allow" {
             failures.push(format!("{cmd}: {decision} ({reason})"));
         }
+    }
+    // A find whose name tests cannot select a settings file keeps the whole tree's answer.
+    let (decision, reason) = bash(&env, "find . -name '*.pyc' -delete");
+    if decision == "deny" {
+        failures.push(format!("find . -name '*.pyc' -delete: {reason}"));
     }
     // Untracked files of another folder hold none of the settings: what is asked there is
     // the work in it, not oath's files.
