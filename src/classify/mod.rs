@@ -535,8 +535,10 @@ pub trait Worktree: Send + Sync {
     /// Returns those of `paths` (relative to the project root) that exist and git does not
     /// track: untracked ones, and with `ignored` the ignored ones too (as `git status`
     /// names them: a folder git does not track at all is named once); None when git did
-    /// not answer in time.
-    fn untracked(&self, paths: &[PathBuf], ignored: bool) -> Option<Vec<PathBuf>>;
+    /// not answer in time (what an oracle that does not know says).
+    fn untracked(&self, _paths: &[PathBuf], _ignored: bool) -> Option<Vec<PathBuf>> {
+        None
+    }
 }
 
 /// What git says about a difference.
