@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::effect::{Effect, Fetch, McpUse, ToolUse};
+use super::effect::{Effect, Exposed, Fetch, McpUse, ToolUse};
 use super::pack::schema::PathNote;
 use super::paths;
 use super::policy::{self, Said};
@@ -364,7 +364,8 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
     let who = format!("{server} {tool}");
     let mut out = Findings::default();
     let (judged, consumed) = statements(server, tool, &words, input, ctx, &mut out);
-    mcp_arguments(server, tool, &words, input, ctx, &mut out);
+    let reads_only = READ.contains(&verb) && !any(DESTROY);
+    mcp_arguments(server, tool, &words, reads_only, input, ctx, &mut out);
     let uses = if READ.contains(&verb) && !any(DESTROY) {
         McpUse::Read
     } else if (any(MONEY) || any(&["order", "orders"]) && any(&["place", "submit", "execute"]))
@@ -569,9 +570,29 @@ fn path_key(key: &str) -> bool {
         .any(|e| k.ends_with(e))
 }
 
+/// Returns whether a key names where a tool puts something (`dest`, `outputPath`).
+fn destination_key(k: &str) -> bool {
+    [
+        "dest",
+        "destination",
+        "dst",
+        "output",
+        "outpath",
+        "outfile",
+        "savepath",
+        "save_path",
+    ]
+    .iter()
+    .any(|e| k.ends_with(e))
+        || k.starts_with("output")
+        || k.starts_with("dest")
+}
+
 /// Returns the path a string of a tool's input names, when it looks like one: under a path
 /// key anything but text of several lines; elsewhere `/…`, `~…`, `./…`, `../…`, `file://…`,
-/// or a word with a slash that resolves inside the project or the home.
+/// a word with a slash that resolves inside the project or the home, or a file name
+/// (`.oath.yaml`, `settings.json`: with a dot and no space) naming a path oath protects or a
+/// folder that holds one.
 fn path_in(s: &str, key: &str, ctx: &Context) -> Option<paths::Target> {
     if s.is_empty() || s.len() > 4096 || s.contains(['\n', '\0']) {
         return None;
@@ -585,13 +606,17 @@ fn path_in(s: &str, key: &str, ctx: &Context) -> Option<paths::Target> {
     {
         return Some(resolve(s));
     }
-    if s.contains('/') && !s.contains("://") && !s.contains(char::is_whitespace) {
+    if s.contains("://") || s.contains(char::is_whitespace) {
+        return None;
+    }
+    if s.contains('/') {
         let t = resolve(s);
         if t.in_project() || matches!(t.zone, paths::Zone::Home | paths::Zone::HomeTop) {
             return Some(t);
         }
     }
-    None
+    let t = resolve(s);
+    (s.contains('.') && (t.protected || t.holds_protected && t.in_project())).then_some(t)
 }
 
 /// Describes an MCP tool's arguments by what they are, wherever they are in its input: paths
@@ -602,6 +627,7 @@ fn mcp_arguments(
     server: &str,
     tool: &str,
     words: &[String],
+    reads_only: bool,
     input: &Value,
     ctx: &Context,
     out: &mut Findings,
@@ -626,6 +652,28 @@ fn mcp_arguments(
     // checkpoint of it): judged as deleting it. Edits and appends keep it.
     let overwrites = has(&["write", "save", "put", "copy", "cp"])
         && !has(&["edit", "append", "update", "replace", "patch"]);
+    // Of a path oath protects, more names say a change (`insert_after_symbol`, `download`).
+    const CHANGES: &[&str] = &[
+        "insert",
+        "patch",
+        "apply",
+        "download",
+        "export",
+        "overwrite",
+        "modify",
+        "touch",
+        "chmod",
+        "chown",
+        "link",
+        "symlink",
+        "format",
+        "restore",
+        "checkout",
+        "extract",
+        "upsert",
+        "generate",
+    ];
+    let changes = writes || has(CHANGES);
     let text = format!("mcp__{server}__{tool}");
     let who = format!("{server} {tool}");
     let mut strings = Strings::default();
@@ -659,14 +707,21 @@ fn mcp_arguments(
             "source" | "sources" | "src" | "from" | "old_path" | "oldpath"
         ) || k.starts_with("source")
             || k.starts_with("old");
-        let f = if deletes || moves && source_side {
+        // A path oath protects (or a folder of the project that holds one), whatever key it
+        // is under: what the tool does to it is judged as a file tool's would be; a tool
+        // whose name does not say it only reads, or changes, is asked about it.
+        let guarded = t.protected || t.holds_protected && t.in_project();
+        let into = destination_key(&k);
+        let f = if guarded && !(deletes || moves || changes || into || reads_only) {
+            judge_path(&Effect::Exposes(Exposed::Protected(t)), &who, ctx)
+        } else if deletes || moves && source_side {
             let effect = Effect::Delete {
                 target: t,
                 recursive: true,
                 note: None,
             };
             judge_path(&effect, &format!("{who} deletes"), ctx)
-        } else if writes || moves {
+        } else if writes || moves || guarded && (changes || into) {
             let note = (overwrites && !source_side).then_some(PathNote::Overwrites);
             judge_path(&Effect::Write(t, note), &format!("{who} writes"), ctx)
         } else {

@@ -32,6 +32,7 @@ mod overwrite;
 mod packs;
 mod payloads;
 mod project_config;
+mod protected_untracked;
 mod refusals;
 mod replay;
 mod report;

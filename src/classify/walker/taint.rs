@@ -75,6 +75,8 @@ pub(super) fn resolve_word(w: &Word, cwd: Option<&Path>, ctx: &Context) -> Targe
     if w.literal || t.credential {
         return t;
     }
+    // A pattern that can match a protected path (`rm -rf .c*`) reaches it.
+    let t = paths::through_pattern(t, &w.text, cwd, ctx);
     // A pattern judged by the folder it starts in (`/proc/*/environ` is `/proc`) holds
     // credentials when what it matches does (`~/.ssh/*`, `*.pem`, `/proc/*/environ`).
     let matched = paths::target(paths::resolve(&w.text, false, cwd, ctx), ctx);
