@@ -6,7 +6,8 @@
 //! program that reads the payload, parses it with serde_json and prints `{}`, built the same
 //! way; where rustup has added the musl target, both again for
 //! `--target x86_64-unknown-linux-musl`. Then it prints:
-//! - per case (PreToolUse Bash simple and a 2 KB compound line, a 1 MB Write, PostToolUse,
+//! - per case (PreToolUse Bash simple and a 2 KB compound line, `npm test` and `make build`
+//!   with their task files read, a 1 MB Write, PostToolUse,
 //!   PostToolUseFailure, Stop, SessionStart), with no configuration and with the README's
 //!   example configuration as the user's: medians of oath, of the minimal program, of oath's
 //!   floor (oath itself given an empty payload: it starts, reads stdin, says one line on
@@ -170,6 +171,9 @@ impl Env {
         };
         std::fs::create_dir_all(env.project.join("src")).expect("project");
         std::fs::write(env.project.join("README.md"), "bench\n").expect("readme");
+        // The task files `npm test` and `make build` have oath read (issue 42).
+        std::fs::write(env.project.join("package.json"), package_json()).expect("package.json");
+        std::fs::write(env.project.join("Makefile"), makefile()).expect("Makefile");
         let config_dir = env.home.join(".config/oath");
         std::fs::create_dir_all(&config_dir).expect("config dir");
         if let Some(text) = config {
@@ -234,6 +238,31 @@ struct Case {
     extra: serde_json::Value,
 }
 
+/// A `package.json` of about 1.5 KB, as a small web project has.
+fn package_json() -> String {
+    let deps: serde_json::Map<String, serde_json::Value> = (0..60)
+        .map(|i| (format!("dep{i}"), serde_json::json!("^1.0.0")))
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({
+        "name": "bench",
+        "scripts": {"pretest": "echo pre", "test": "vitest run", "build": "tsc -p .", "lint": "eslint ."},
+        "devDependencies": deps,
+    }))
+    .expect("package.json")
+}
+
+/// A Makefile of about 3 KB: 41 targets, of which `make build` reaches three.
+fn makefile() -> String {
+    let mut s = String::from("build: t38\n\n");
+    for i in 0..40 {
+        s.push_str(&format!(
+            "t{i}: t{}\n\t@echo step {i} > build/log{i}\n\tcc -c src/f{i}.c -o build/f{i}.o\n\n",
+            i + 1
+        ));
+    }
+    s + "t40:\n\techo done\n"
+}
+
 fn compound_line() -> String {
     let mut s = String::from("cd src && ");
     let mut i = 0;
@@ -278,6 +307,20 @@ fn cases() -> Vec<Case> {
             pre_tool_use: true,
             event: "PreToolUse",
             extra: bash(compound_line()),
+        },
+        Case {
+            name: "PreToolUse npm test (1.5 KB package.json read)",
+            target: 1.3,
+            pre_tool_use: true,
+            event: "PreToolUse",
+            extra: bash("npm test".into()),
+        },
+        Case {
+            name: "PreToolUse make build (3 KB Makefile read)",
+            target: 1.3,
+            pre_tool_use: true,
+            event: "PreToolUse",
+            extra: bash("make build".into()),
         },
         Case {
             name: "PreToolUse Write 1 MB",
