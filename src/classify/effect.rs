@@ -253,6 +253,16 @@ pub(crate) enum Code {
     File(Target),
     /// A script file downloaded earlier on the line.
     DownloadedFile(Target),
+    /// A configuration file or folder (plugins, libraries) that can name commands the program
+    /// runs or code it loads: a kubeconfig's exec plugins, git's `core.fsmonitor`, a library
+    /// folder the dynamic loader searches first.
+    /// (The project's own, where the program reads such files from it anyway, and the
+    /// program's own places are not one: they are what it reads by itself.)
+    Config(Target),
+    /// The configuration of the repository in a folder (`.git/config`: hooks, fsmonitor,
+    /// pager, aliases), which only git and deliberate writes change. (The project's own is
+    /// not one.)
+    Repository(Target),
 }
 
 impl fmt::Display for Effect {
@@ -293,6 +303,8 @@ impl fmt::Display for Effect {
                 Code::Piped => f.write_str("run(stdin)"),
                 Code::Computed => f.write_str("run(computed)"),
                 Code::File(t) | Code::DownloadedFile(t) => write!(f, "run({})", t.label()),
+                Code::Config(t) => write!(f, "load({})", t.label()),
+                Code::Repository(t) => write!(f, "load(repository {})", t.label()),
             },
             Effect::Exfiltrate => f.write_str("net(send secrets)"),
             Effect::ReverseShell => f.write_str("net(shell)"),

@@ -556,6 +556,36 @@ impl Walker<'_> {
                 self.code(s, &w, lang, depth);
             }
         }
+        // A configuration the program reads from the project anyway is its own: only one
+        // elsewhere is a file it loads.
+        let loads = [
+            (&run.config, false, false),
+            (&run.project_config, true, false),
+            (&run.repository, true, true),
+        ];
+        for (sel, project, repository) in loads {
+            let Some(sel) = sel else { continue };
+            let verb = format!("{} loads", place.name);
+            for w in pack::select(sel, level) {
+                let target = match &w {
+                    Some(w) => self.target(w),
+                    None => self.cwd_target(),
+                };
+                if project && target.in_project() {
+                    continue;
+                }
+                let code = if repository {
+                    Code::Repository(target)
+                } else {
+                    Code::Config(target)
+                };
+                let mut f = self.own(&Effect::Run(code), "", "", &verb);
+                if self.ctx.details() {
+                    f.source = Some(source.to_owned());
+                }
+                self.push(&s.text, f);
+            }
+        }
         if let Some(sel) = &run.sql {
             for w in pack::select(sel, level).into_iter().flatten() {
                 let (effect, id, explain) = if w.literal {

@@ -64,7 +64,8 @@ const FILES: &[&str] = &[
     "PYTHONSTARTUP",
 ];
 
-/// Variables that load libraries or code into every program started.
+/// Variables that load libraries or code into every program started
+/// (pytest's plugins by module name, vim's start-up commands).
 const LOADS_CODE: &[&str] = &[
     "LD_PRELOAD",
     "LD_AUDIT",
@@ -72,6 +73,11 @@ const LOADS_CODE: &[&str] = &[
     "GIT_EXEC_PATH",
     "ZDOTDIR",
     "GIT_TEMPLATE_DIR",
+    "PYTEST_PLUGINS",
+    "VIMINIT",
+    "GVIMINIT",
+    "EXINIT",
+    "PERL5DB",
 ];
 
 /// Variables that set git configuration (which can name programs git runs) or point git at
@@ -290,6 +296,8 @@ impl Walker<'_> {
                 );
                 self.push(&s.text, f);
             }
+        } else if super::envconfig::is_config_variable(name) {
+            self.config_variable(s, name, value, depth);
         } else if let Some(why) = redirects(name, value) {
             let f = self.own(
                 &Effect::NotUnderstood,
@@ -349,6 +357,25 @@ impl Walker<'_> {
     /// Judges `NAME=value` words (of `env`, `export`, `declare -x`).
     pub(super) fn assignment_words(&mut self, s: &Simple, words: &[Word], depth: usize) {
         for w in words {
+            // `BASH_FUNC_ls%%=() { …; }`: bash defines the function `ls` from it (and runs
+            // its body wherever the program it starts calls `ls`).
+            if let Some((name, value)) = w.text.split_once('=')
+                && name.starts_with("BASH_FUNC_")
+            {
+                if w.literal {
+                    let body = value.trim_start().strip_prefix("()").unwrap_or(value);
+                    self.line(body, depth + 1);
+                } else {
+                    let f = self.own(
+                        &Effect::Run(Code::Computed),
+                        "run",
+                        "",
+                        &format!("{name} defines a shell function computed at run time, which"),
+                    );
+                    self.push(&s.text, f);
+                }
+                continue;
+            }
             if let Some((name, value)) = w.text.split_once('=')
                 && !name.is_empty()
                 && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
