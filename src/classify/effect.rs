@@ -43,6 +43,9 @@ pub(crate) enum Effect {
     Run(Code),
     /// It sends credentials off the machine.
     Exfiltrate,
+    /// It hands a variable that holds a secret (its name) to another program or system: a
+    /// container (`docker run -e GITHUB_TOKEN`), a service.
+    HandsSecret(String),
     /// It connects a shell to the network.
     ReverseShell,
     /// oath could not tell what runs.
@@ -307,6 +310,7 @@ impl fmt::Display for Effect {
                 Code::Repository(t) => write!(f, "load(repository {})", t.label()),
             },
             Effect::Exfiltrate => f.write_str("net(send secrets)"),
+            Effect::HandsSecret(v) => write!(f, "hands(secret ${v})"),
             Effect::ReverseShell => f.write_str("net(shell)"),
             Effect::NotUnderstood => f.write_str("not-understood"),
             Effect::Unexplained(words) => write!(f, "unexplained({})", words.join(", ")),

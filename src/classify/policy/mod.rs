@@ -129,6 +129,17 @@ pub(crate) fn finding(effect: &Effect, said: Said<'_>, ctx: &Context) -> Finding
             "exfiltration",
             said.explain,
         ),
+        Effect::HandsSecret(v) => Finding::new(
+            Domain::ShellExec,
+            Risk::High,
+            "hands-secret",
+            format!(
+                "{}: it hands ${v}, a variable that holds a secret, to what it runs: whatever runs there has the secret",
+                said.explain
+            ),
+        )
+        .kind(Kind::Irreversible)
+        .alt("pass only the variables the program needs, without secrets, or use the tool's own secret store"),
         Effect::ReverseShell => Finding::new(
             Domain::Network,
             Risk::Critical,

@@ -459,6 +459,13 @@ impl Walker<'_> {
                 push(self, Effect::Wipe(tg), "wipes");
             }
         }
+        if let Some(sel) = &rule.env {
+            for w in pack::select(sel, level).into_iter().flatten() {
+                if let Some(v) = super::super::secret_vars::handed(&w.text, w.literal) {
+                    push(self, Effect::HandsSecret(v.to_owned()), "");
+                }
+            }
+        }
         if let Some(a) = rule.act {
             if a == Act::SecretsRead {
                 leaf.produces.secret = true;
