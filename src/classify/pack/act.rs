@@ -63,6 +63,11 @@ pub enum Act {
     /// Changes credentials, keys or secrets on the code host.
     #[serde(rename = "hosting.credentials")]
     HostingCredentials,
+    /// Sends a request of its own making that changes data through the code host's API (`gh
+    /// api -X PATCH`, a body, a GraphQL mutation): anything the token allows, from a
+    /// repository's visibility and collaborators to its webhooks and branches.
+    #[serde(rename = "hosting.api-write")]
+    HostingApiWrite,
     // Secrets.
     /// Prints credentials or secrets.
     #[serde(rename = "secrets.read")]
@@ -307,6 +312,7 @@ pub const ACTS: &[(Act, &str)] = &[
     (Act::HostingChange, "hosting.change"),
     (Act::HostingDestroy, "hosting.destroy"),
     (Act::HostingCredentials, "hosting.credentials"),
+    (Act::HostingApiWrite, "hosting.api-write"),
     (Act::SecretsRead, "secrets.read"),
     (Act::SecretsChange, "secrets.change"),
     (Act::PackageRead, "package.read"),

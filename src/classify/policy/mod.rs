@@ -200,7 +200,7 @@ pub(crate) fn act(a: Act) -> (Domain, Risk, Kind) {
         VcsRemoteDestroy | VcsRemoteSend => (D::GitRemote, R::High, Irr),
         HostingRead => (D::GitRemote, R::Low, Rev),
         HostingChange => (D::GitRemote, R::Medium, Rev),
-        HostingDestroy | HostingCredentials => (D::GitRemote, R::High, Irr),
+        HostingDestroy | HostingCredentials | HostingApiWrite => (D::GitRemote, R::High, Irr),
         SecretsRead => (D::FileRead, R::High, Irr),
         SecretsChange => (D::Remote, R::High, Irr),
         PackageRead => (D::Package, R::Low, Rev),
