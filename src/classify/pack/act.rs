@@ -88,9 +88,13 @@ pub enum Act {
     /// Installs or removes the system's packages.
     #[serde(rename = "package.system")]
     PackageSystem,
-    /// Fetches and runs a registry package (`npx`).
+    /// Fetches a well-known tool from its registry and runs it (`uvx ruff`).
     #[serde(rename = "package.run")]
     PackageRun,
+    /// Fetches a package by name from a registry and runs it (`npx some-pkg`, `pnpm dlx`,
+    /// `go run mod@latest`): code nobody has read, chosen by a name.
+    #[serde(rename = "package.run-unknown")]
+    PackageRunUnknown,
     /// Publishes to a registry or changes a registry account.
     #[serde(rename = "registry.publish")]
     RegistryPublish,
@@ -320,6 +324,7 @@ pub const ACTS: &[(Act, &str)] = &[
     (Act::PackageGlobal, "package.global"),
     (Act::PackageSystem, "package.system"),
     (Act::PackageRun, "package.run"),
+    (Act::PackageRunUnknown, "package.run-unknown"),
     (Act::RegistryPublish, "registry.publish"),
     (Act::BuildRun, "build.run"),
     (Act::TestRun, "test.run"),

@@ -205,6 +205,8 @@ pub(crate) fn act(a: Act) -> (Domain, Risk, Kind) {
         SecretsChange => (D::Remote, R::High, Irr),
         PackageRead => (D::Package, R::Low, Rev),
         PackageInstall | PackageRun => (D::Package, R::Medium, Rev),
+        // Code nobody has read, fetched at run time by a name: what it does is not known.
+        PackageRunUnknown => (D::Package, R::High, Nu),
         PackageGlobal | PackageSystem => (D::Package, R::High, Irr),
         RegistryPublish => (D::Publish, R::High, Irr),
         BuildRun | ScriptRun | ToolRun => (D::Build, R::Medium, Rev),
