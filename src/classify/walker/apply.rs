@@ -574,10 +574,10 @@ impl Walker<'_> {
             let Some(sel) = sel else { continue };
             let verb = format!("{} loads", place.name);
             for w in pack::select(sel, level) {
-                let target = match &w {
+                let target = self.real_target(match &w {
                     Some(w) => self.target(w),
                     None => self.cwd_target(),
-                };
+                });
                 if project && target.in_project() {
                     continue;
                 }

@@ -161,6 +161,7 @@ impl Walker<'_> {
             let Some(target) = self.config_entry(name, entry, value) else {
                 continue;
             };
+            let target = self.real_target(target);
             let own = place.project && target.in_project()
                 || target
                     .path
@@ -203,6 +204,26 @@ impl Walker<'_> {
             literal,
             ..Word::default()
         }))
+    }
+
+    /// Returns the place a target really is, where the file system has a link in its path
+    /// that leads out of the project and the home (a folder of the project, or of a program's
+    /// own place, may lead to a temporary one). A project or home reached through a link of
+    /// its own is still itself.
+    pub(super) fn real_target(&self, t: paths::Target) -> paths::Target {
+        let Some(real) = t.path.as_deref().and_then(|p| self.ctx.real_path(p)) else {
+            return t;
+        };
+        let bases = [Some(self.ctx.project_root()), self.ctx.home()];
+        let inside = bases.into_iter().flatten().any(|b| {
+            let b_real = self.ctx.real_path(b).unwrap_or_else(|| b.to_path_buf());
+            real.starts_with(&b_real)
+        });
+        if inside {
+            t
+        } else {
+            paths::target(Some(real), self.ctx)
+        }
     }
 
     /// Returns whether a path is one of a program's own places.
