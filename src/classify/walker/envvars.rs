@@ -32,6 +32,10 @@ const COMMANDS: &[&str] = &[
     "CVS_RSH",
 ];
 
+/// Prompt strings: the shell expands them each time it prompts (PS4: for each traced command
+/// of `bash -x`), command substitutions included.
+const PROMPTS: &[&str] = &["PS0", "PS1", "PS2", "PS3", "PS4"];
+
 /// Values of those variables that run nothing of note.
 const HARMLESS_COMMANDS: &[&str] = &[
     "",
@@ -295,6 +299,12 @@ impl Walker<'_> {
                     &format!("{name} names a compiler or wrapper computed at run time, which"),
                 );
                 self.push(&s.text, f);
+            }
+        } else if PROMPTS.contains(&name) {
+            if v.contains("$(") || v.contains('`') {
+                // Judged as the shell expands it: in double quotes.
+                let quoted = v.replace('\\', "\\\\").replace('"', "\\\"");
+                self.line(&format!(": \"{quoted}\""), depth + 1);
             }
         } else if super::envconfig::is_config_variable(name) {
             self.config_variable(s, name, value, depth);
