@@ -5,7 +5,7 @@
 use crate::shell::{Simple, Word};
 
 use super::super::effect::{Code, Effect};
-use super::super::pack::schema::Act;
+use super::super::pack::schema::{Act, PathNote};
 use super::Walker;
 
 /// Variables whose value is a command some program runs (with arguments appended).
@@ -341,6 +341,16 @@ impl Walker<'_> {
                 "sets git's configuration or repository from the environment (it can name programs git runs)",
             );
             let f = self.own(&Effect::Act(Act::VcsConfigure), "git-config-env", &why, "");
+            self.push(&s.text, f);
+        } else if matches!(name, "CARGO_TARGET_DIR" | "CARGO_BUILD_TARGET_DIR") && !v.is_empty() {
+            // cargo builds into that folder, and `cargo clean` deletes it.
+            let t = self.target(value);
+            let f = self.own(
+                &Effect::Write(t, Some(PathNote::CreatesDirectory)),
+                "cargo-target-dir",
+                "",
+                &format!("{name} makes cargo build into (and cargo clean delete)"),
+            );
             self.push(&s.text, f);
         } else if name.starts_with("GIT_TRACE") && v.contains('/') {
             let t = self.target(value);
