@@ -352,8 +352,11 @@ impl Baker {
             (sel(&r.config), sel(&r.project_config), sel(&r.repository));
         let until = self.strs(&r.until);
         format!(
-            "Run {{ command: {command}, shell: {shell}, file: {file}, code: {code}, sql: {sql}, config: {config}, project_config: {project_config}, repository: {repository}, skip: {}, until: {until}, elevated: {}, input_args: {} }}",
-            r.skip, r.elevated, r.input_args
+            "Run {{ command: {command}, shell: {shell}, file: {file}, code: {code}, sql: {sql}, config: {config}, project_config: {project_config}, repository: {repository}, skip: {}, until: {until}, elevated: {}, input_args: {}, tasks: {} }}",
+            r.skip,
+            r.elevated,
+            r.input_args,
+            opt(&r.tasks, |t| format!("Tasks::{t:?}"))
         )
     }
 }

@@ -141,7 +141,8 @@ pub fn classify_context(
     .with_worktree(std::sync::Arc::new(crate::worktree::GitWorktree::new(
         &project.root,
     )))
-    .with_links(std::sync::Arc::new(crate::links::FsLinks));
+    .with_links(std::sync::Arc::new(crate::links::FsLinks))
+    .with_files(std::sync::Arc::new(crate::script_files::FsFiles));
     let ctx = match env.user_packs_dir() {
         Some(dir) => {
             let user = classify::pack::user::load_dir(&dir);

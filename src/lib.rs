@@ -13,7 +13,7 @@
 //! | files | [`project`] (where), [`state`] (locked atomic files), [`audit`], [`redact`], [`worktree`] (what git would lose), [`gitignore`] (oath's files out of `git status`) |
 //! | configuration | [`config`], [`suggest`] ("did you mean") |
 //! | people | [`cli`], [`cmd`], [`ui`], [`error`] |
-//! | ambient | [`clock`], [`env`](mod@env), [`watchdog`] (the hook's last word), [`links`] (where paths lead) |
+//! | ambient | [`clock`], [`env`](mod@env), [`watchdog`] (the hook's last word), [`links`] (where paths lead), [`script_files`] (what a run file holds) |
 
 // Unsafe code is refused everywhere but in the signal handling of [`watchdog`], where each
 // block says why it is sound.
@@ -44,6 +44,7 @@ pub mod redact;
 pub mod refusal;
 pub mod report;
 pub mod rules;
+pub mod script_files;
 pub mod shell;
 pub mod state;
 pub mod strike;

@@ -1,7 +1,7 @@
-//! What the project's git says would be lost by a deletion or a discard: the I/O behind
-//! [`crate::classify::Worktree`], asked only when a command deletes inside the project or
-//! throws away the working tree's changes (`git status`, bounded in time; an answer oath
-//! cannot get counts as work lost).
+//! What the project's git says would be lost by a deletion, an overwrite or a discard: the
+//! I/O behind [`crate::classify::Worktree`], asked only when a command deletes or overwrites
+//! a file inside the project or throws away the working tree's changes (`git status`,
+//! bounded in time; an answer oath cannot get counts as work lost).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -13,7 +13,8 @@ pub(crate) enum Effect {
     Act(Act),
     /// It reads a path.
     Read(Target),
-    /// It writes (creates, overwrites, appends to, edits) a path.
+    /// It writes (creates, overwrites, appends to, edits) a path; [`PathNote::Overwrites`]
+    /// when it replaces what the file held (judged as deleting it).
     Write(Target, Option<PathNote>),
     /// It deletes a path.
     Delete {
@@ -266,6 +267,44 @@ pub(crate) enum Code {
     /// pager, aliases), which only git and deliberate writes change. (The project's own is
     /// not one.)
     Repository(Target),
+    /// A script file oath read: its commands are judged as if they were on the line.
+    Read(Target),
+    /// A script file oath could not read, and why.
+    Unread(Target, Unread),
+}
+
+/// Why oath could not read a script a command runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unread {
+    /// Larger than oath reads.
+    TooLarge,
+    /// Not a file oath could read.
+    Unreadable,
+    /// Its language is not one oath reads.
+    Language,
+    /// The line writes it before it runs: what runs is not what is on disk.
+    WrittenOnLine,
+    /// The call runs more scripts than oath reads for one call.
+    TooMany,
+    /// A task file oath cannot follow.
+    Tasks(super::tasks::Unread),
+    /// The package manager runs the scripts of other packages (workspaces).
+    Workspaces,
+}
+
+impl Unread {
+    /// Says why, for messages.
+    pub(crate) fn says(self) -> &'static str {
+        match self {
+            Self::TooLarge => "it is larger than oath reads",
+            Self::Unreadable => "oath cannot read it",
+            Self::Language => "it runs in a language oath does not read",
+            Self::WrittenOnLine => "this line writes it before it runs",
+            Self::TooMany => "the call runs more scripts than oath reads",
+            Self::Tasks(why) => why.says(),
+            Self::Workspaces => "oath does not follow the scripts of a workspace's packages",
+        }
+    }
 }
 
 impl fmt::Display for Effect {
@@ -273,6 +312,9 @@ impl fmt::Display for Effect {
         match self {
             Effect::Act(a) => write!(f, "act({a})"),
             Effect::Read(t) => write!(f, "read({})", t.label()),
+            Effect::Write(t, Some(PathNote::Overwrites)) => {
+                write!(f, "write({}, overwrite)", t.label())
+            }
             Effect::Write(t, _) => write!(f, "write({})", t.label()),
             Effect::Delete {
                 target, recursive, ..
@@ -308,6 +350,8 @@ impl fmt::Display for Effect {
                 Code::File(t) | Code::DownloadedFile(t) => write!(f, "run({})", t.label()),
                 Code::Config(t) => write!(f, "load({})", t.label()),
                 Code::Repository(t) => write!(f, "load(repository {})", t.label()),
+                Code::Read(t) => write!(f, "run(read {})", t.label()),
+                Code::Unread(t, _) => write!(f, "run(unread {})", t.label()),
             },
             Effect::Exfiltrate => f.write_str("net(send secrets)"),
             Effect::HandsSecret(v) => write!(f, "hands(secret ${v})"),

@@ -21,8 +21,10 @@ mod paths;
 mod policy;
 mod powershell;
 mod rule;
+pub mod scripts;
 mod secret_vars;
 mod sql;
+pub(crate) mod tasks;
 mod tools;
 mod url;
 mod walker;
@@ -517,11 +519,12 @@ pub enum Loses {
     Work,
 }
 
-/// Answers what deleting inside the project, or discarding the working tree's changes, would
-/// lose. The gate asks the project's git (I/O at the edge); without one, classification
-/// assumes work would be lost.
+/// Answers what deleting inside the project (or overwriting a file there, which loses what
+/// it held the same way), or discarding the working tree's changes, would lose. The gate
+/// asks the project's git (I/O at the edge); without one, classification assumes work would
+/// be lost.
 pub trait Worktree: Send + Sync {
-    /// Returns what deleting `path` (a file or a tree) would lose.
+    /// Returns what deleting (or overwriting) `path` (a file or a tree) would lose.
     fn loses(&self, path: &Path) -> Loses;
     /// Returns what discarding the working tree's uncommitted changes would lose.
     fn changes(&self) -> Loses;
@@ -585,6 +588,7 @@ pub struct Context {
     user_packs: &'static [pack::schema::Pack],
     worktree: Option<WorktreeRef>,
     links: Option<LinksRef>,
+    files: Option<scripts::FilesRef>,
     /// The protected paths with their links followed (computed when first needed).
     protected_real: std::sync::OnceLock<Vec<PathBuf>>,
     details: bool,
@@ -619,6 +623,7 @@ impl Context {
             user_packs: &[],
             worktree: None,
             links: None,
+            files: None,
             protected_real: std::sync::OnceLock::new(),
             details: false,
             tainted: Vec::new(),
@@ -670,6 +675,21 @@ impl Context {
         }
     }
 
+    /// Returns the context reading the files a command runs with `files` (their commands
+    /// are judged).
+    pub fn with_files(self, files: std::sync::Arc<dyn scripts::Files>) -> Self {
+        Self {
+            files: Some(scripts::FilesRef(files)),
+            ..self
+        }
+    }
+
+    /// Returns what a file a command runs holds, read up to `limit` bytes; None without a
+    /// [`scripts::Files`] oracle.
+    pub(crate) fn read_file(&self, path: &Path, limit: usize) -> Option<scripts::FileText> {
+        self.files.as_ref().map(|f| f.0.read(path, limit))
+    }
+
     /// Returns where `path` really leads, when a link in it leads elsewhere.
     pub fn real_path(&self, path: &Path) -> Option<PathBuf> {
         self.links.as_ref().and_then(|l| l.0.real(path))
@@ -700,7 +720,8 @@ impl Context {
         })
     }
 
-    /// Returns what deleting `path` inside the project would lose (work, without an oracle).
+    /// Returns what deleting or overwriting `path` inside the project would lose (work,
+    /// without an oracle).
     pub fn loses(&self, path: &Path) -> Loses {
         self.worktree
             .as_ref()

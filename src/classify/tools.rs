@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::effect::{Effect, Fetch, McpUse, ToolUse};
+use super::pack::schema::PathNote;
 use super::paths;
 use super::policy::{self, Said};
 use super::powershell::powershell_finding;
@@ -718,6 +719,10 @@ fn mcp_arguments(
         "write", "create", "edit", "save", "put", "append", "copy", "cp", "mkdir", "replace",
         "update", "set",
     ]);
+    // Writing, saving or copying a file replaces what it held (an MCP server keeps no
+    // checkpoint of it): judged as deleting it. Edits and appends keep it.
+    let overwrites = has(&["write", "save", "put", "copy", "cp"])
+        && !has(&["edit", "append", "update", "replace", "patch"]);
     let text = format!("mcp__{server}__{tool}");
     let who = format!("{server} {tool}");
     let mut strings = Strings::default();
@@ -759,7 +764,8 @@ fn mcp_arguments(
             };
             judge_path(&effect, &format!("{who} deletes"), ctx)
         } else if writes || moves {
-            judge_path(&Effect::Write(t, None), &format!("{who} writes"), ctx)
+            let note = (overwrites && !source_side).then_some(PathNote::Overwrites);
+            judge_path(&Effect::Write(t, note), &format!("{who} writes"), ctx)
         } else {
             let t = paths::through_read_links(t, ctx);
             judge_path(&Effect::Read(t), &format!("{who} reads"), ctx)

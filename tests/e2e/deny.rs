@@ -92,3 +92,44 @@ fn a_deny_reaches_the_model_as_a_policy_decision() {
         "the client did not read oath's decision; PreToolUse lines: {pre_lines:#?}"
     );
 }
+
+/// Issue 42: the model writes a script with the Write tool, then runs it. oath reads the
+/// script when the run is decided, so the folder it would wipe survives and the model is
+/// told which line of which file is refused.
+#[test]
+fn a_script_the_model_wrote_is_read_before_it_runs() {
+    let Some(p) = Project::new() else { return };
+    let victim = p.home().join("precious");
+    std::fs::create_dir_all(&victim).expect("create victim dir");
+    std::fs::write(victim.join("keep.txt"), "precious\n").expect("write victim");
+    let script = p.root().join("scripts/clean.sh");
+    let body = format!("#!/bin/sh\nrm -rf {}\n", victim.display());
+    let run = p.run(
+        "Clean up",
+        Script::new()
+            .call(crate::server::tool(
+                "Write",
+                serde_json::json!({"file_path": script, "content": body}),
+            ))
+            .call(bash("bash scripts/clean.sh"))
+            .say("Stopped."),
+        &Opts::allow("Bash,Write"),
+    );
+    assert!(
+        script.is_file(),
+        "the Write ran; audit:\n{}",
+        run.audit_text()
+    );
+    assert!(
+        victim.join("keep.txt").is_file(),
+        "the script ran; audit:\n{}",
+        run.audit_text()
+    );
+    let id = run.id(1);
+    assert!(run.denied(id), "not in permission_denials: {}", run.result);
+    let text = run.tool_result_text(id);
+    assert!(
+        text.contains("scripts/clean.sh runs `rm -rf"),
+        "the model is not told which script line is refused: {text}"
+    );
+}

@@ -1,12 +1,13 @@
 //! Table-driven classification cases: every `tests/cases/classify/*.yaml` file is loaded,
-//! each case classified with a fixed context and decided at the initial trust (0.3) and at
-//! full trust (1.0) with the default configuration; every mismatch of a file is reported
+//! each case classified with a fixed context (and, when it declares one, the answers of the
+//! project's git: `worktree: {work: [notes.md]}`) and decided at the initial trust (0.3) and
+//! at full trust (1.0) with the default configuration; every mismatch of a file is reported
 //! before the test fails.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use oath::classify::{self, Classification, Context, Risk};
+use oath::classify::{self, Classification, Context, Differs, Loses, Risk};
 use oath::decide::{self, Inputs};
 use oath::trust::{AutonomyParams, RiskWeights};
 use serde::Deserialize;
@@ -30,6 +31,64 @@ struct Case {
     #[serde(default)]
     rule: Option<String>,
     decision: Expected,
+    /// What the project's git says would be lost, for a case that depends on it (deleting or
+    /// overwriting a file): without it the case runs with no git to ask, and work is taken
+    /// to be lost, as classification does.
+    #[serde(default)]
+    worktree: Option<WorktreeCase>,
+}
+
+/// The project's git as a case declares it: the paths (relative to the project root) that
+/// hold work git cannot bring back (untracked, or with uncommitted changes); every other
+/// path is tracked and unchanged, ignored or absent. `{work: []}` is a clean tree.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WorktreeCase {
+    work: Vec<String>,
+}
+
+/// A git whose answers a case declares.
+struct Declared {
+    work: Vec<PathBuf>,
+}
+
+impl classify::Worktree for Declared {
+    /// Returns work for a declared path, a path inside one, or a folder holding one.
+    fn loses(&self, path: &Path) -> Loses {
+        if self
+            .work
+            .iter()
+            .any(|w| w.starts_with(path) || path.starts_with(w))
+        {
+            Loses::Work
+        } else {
+            Loses::Nothing
+        }
+    }
+
+    fn changes(&self) -> Loses {
+        if self.work.is_empty() {
+            Loses::Nothing
+        } else {
+            Loses::Work
+        }
+    }
+
+    fn differs(&self, _revisions: &[String], _paths: &[PathBuf]) -> Differs {
+        Differs::No
+    }
+}
+
+/// Returns the context a case runs in: the fixed one, with its declared git.
+fn case_context(case: &Case) -> Context {
+    match &case.worktree {
+        None => context(),
+        Some(w) => {
+            let root = context().project_root().to_path_buf();
+            let work = w.work.iter().map(|p| root.join(p)).collect();
+            context().with_worktree(std::sync::Arc::new(Declared { work }))
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -98,7 +157,6 @@ fn run_file(path: &Path) -> (usize, Vec<String>) {
         Ok(c) => c,
         Err(e) => return (0, vec![format!("cannot parse: {e}")]),
     };
-    let ctx = context();
     let mut problems = Vec::new();
     let mut ids = std::collections::HashSet::new();
     let bless = std::env::var_os("OATH_BLESS_CASES").is_some();
@@ -114,7 +172,7 @@ fn run_file(path: &Path) -> (usize, Vec<String>) {
                 continue;
             }
         };
-        let c = classify::classify(&case.tool, &input, &ctx);
+        let c = classify::classify(&case.tool, &input, &case_context(case));
         let got = (
             c.domain.as_str(),
             c.risk.as_str(),

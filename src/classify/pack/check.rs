@@ -177,10 +177,11 @@ fn check_rule(r: &Rule, at: &str, valued: &[&str], out: &mut Vec<Problem>) {
         ]
         .iter()
         .filter(|k| k.is_some())
-        .count();
+        .count()
+            + usize::from(run.tasks.is_some());
         if kinds != 1 {
             problem(
-                "`run` names exactly one of command, shell, file, code, sql, config, project_config or repository",
+                "`run` names exactly one of command, shell, file, code, sql, config, project_config, repository or tasks",
             );
         }
     }

@@ -348,6 +348,9 @@ pub enum PathNote {
     Shreds,
     /// It moves the paths away (from where they were, they are gone).
     MovesAway,
+    /// It replaces what the file held (writes it anew, truncates it): what it held is lost
+    /// as if it were deleted, so the project's git is asked what that loses.
+    Overwrites,
     /// It removes only empty directories (it refuses the others): nothing is lost.
     OnlyEmpty,
     /// It only matters when the path is one oath protects (a lock file others wait on).
@@ -625,6 +628,20 @@ pub struct Run {
     /// Words that only exist at run time are appended to the command (`xargs`).
     #[serde(default)]
     pub input_args: bool,
+    /// The project's task file whose tasks it runs: what they run is read and judged.
+    #[serde(default)]
+    pub tasks: Option<Tasks>,
+}
+
+/// A kind of task file (see [`Run::tasks`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tasks {
+    /// A Makefile: the positional words are goals, `NAME=value` words set variables.
+    Make,
+    /// `package.json` scripts: the subcommand (`test`, `start`) or, after `run`, the
+    /// first positional word names the script.
+    Npm,
 }
 
 /// Code for argument languages packs cannot describe.

@@ -157,10 +157,6 @@ pub(crate) fn credential_name(name: &str) -> bool {
     if KEY_EXTS.contains(&ext) {
         return true;
     }
-    let words: Vec<&str> = stem
-        .split(['.', '_', '-', ' '])
-        .filter(|w| !w.is_empty())
-        .collect();
     // ssh-keygen's names: `id_<algo>` (any suffix, a copy `id_rsa.old` too), `id_<name>`
     // without an extension, `<name>_<algo>`, `ssh_host_<algo>_key`.
     let keyish_ext = ext.is_empty() || KEY_EXTS.contains(&ext);
@@ -170,9 +166,10 @@ pub(crate) fn credential_name(name: &str) -> bool {
         return true;
     }
     if keyish_ext
-        && KEY_ALGOS
-            .iter()
-            .any(|a| stem.ends_with(&format!("_{a}")) || stem.ends_with(&format!("-{a}")))
+        && KEY_ALGOS.iter().any(|a| {
+            stem.strip_suffix(a)
+                .is_some_and(|r| r.ends_with('_') || r.ends_with('-'))
+        })
     {
         return true;
     }
@@ -180,7 +177,10 @@ pub(crate) fn credential_name(name: &str) -> bool {
     if !data || TEMPLATE_WORDS.iter().any(|t| n.contains(t)) {
         return false;
     }
-    SECRET_PARTS.iter().any(|p| stem.contains(p)) || words.iter().any(|w| SECRET_WORDS.contains(w))
+    SECRET_PARTS.iter().any(|p| stem.contains(p))
+        || stem
+            .split(['.', '_', '-', ' '])
+            .any(|w| SECRET_WORDS.contains(&w))
 }
 
 /// Returns whether a normalised path holds credentials by where it lies: in a folder of

@@ -38,6 +38,22 @@ pub(super) fn run(code: &Code, verb: &str) -> Finding {
             format!("{verb} code computed at run time"),
         )
         .kind(Kind::NotUnderstood),
+        Code::Read(t) => Finding::new(
+            Domain::Build,
+            Risk::Low,
+            "run-script-read",
+            format!(
+                "{verb} {}; oath read it, and its commands are judged as if they were on the line",
+                t.shown()
+            ),
+        ),
+        Code::Unread(t, why) => Finding::new(
+            Domain::ShellExec,
+            Risk::High,
+            "run-script-unread",
+            format!("{verb} {}, and {}", t.shown(), why.says()),
+        )
+        .kind(Kind::NotUnderstood),
         Code::File(t) => {
             if t.path.is_none() {
                 Finding::new(

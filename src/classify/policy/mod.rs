@@ -98,6 +98,7 @@ pub(crate) fn finding(effect: &Effect, said: Said<'_>, ctx: &Context) -> Finding
     let mut f = match effect {
         Effect::Act(a) => act_finding(*a, said, ctx),
         Effect::Read(t) => read_finding(t, said.verb),
+        Effect::Write(t, Some(PathNote::Overwrites)) => paths::overwrite(t, said.verb, ctx),
         Effect::Write(t, note) => {
             let f = write_finding(t, said.verb);
             if *note == Some(PathNote::CreatesDirectory)

@@ -481,6 +481,36 @@ pub(crate) fn delete_finding(t: &Target, verb: &str, recursive: bool, ctx: &Cont
     }
 }
 
+/// Returns the finding for replacing what a file holds (a truncating redirect, a copy or
+/// move onto it, an output file written anew, `truncate`): the write's own finding, judged
+/// inside the project as deleting the file would be. When the project's git says the file
+/// holds work it cannot bring back (untracked and not ignored, or with uncommitted changes),
+/// the overwrite is irreversible; a tracked unchanged file, an ignored one (a build output)
+/// or one that does not exist loses nothing, and the write stays what it was.
+pub(super) fn overwrite(t: &Target, verb: &str, ctx: &Context) -> Finding {
+    let f = write_finding(t, verb);
+    if f.kind != Kind::Reversible || !t.in_project() {
+        return f;
+    }
+    let Some(p) = t.path.as_deref() else {
+        return f;
+    };
+    // Through a symbolic link, what the link leads to is what is replaced.
+    let real = ctx.real_path(p);
+    match ctx.loses(real.as_deref().unwrap_or(p)) {
+        Loses::Nothing => f,
+        Loses::Work => Finding {
+            reason: format!(
+                "{}, replacing what it holds: work neither git nor a rebuild brings back (untracked or uncommitted)",
+                f.reason
+            ),
+            ..f
+        }
+        .kind(Kind::Irreversible)
+        .alt("commit or stash the work first, or write to a new file"),
+    }
+}
+
 /// Returns the finding for reading a path (credentials are not low).
 pub(crate) fn read_finding(t: &Target, verb: &str) -> Finding {
     if t.credential
@@ -515,7 +545,9 @@ pub(crate) fn read_finding(t: &Target, verb: &str) -> Finding {
 /// Returns the finding for the client's own file tool writing a path. Claude Code keeps a
 /// checkpoint of every file its own tools change (`/rewind`), and git holds the committed
 /// text: an ordinary project file written this way comes back, so it is low risk (a shell's
-/// writes have no checkpoint).
+/// writes have no checkpoint). For the same reason the tool writing over a file with
+/// uncommitted work is not asked as a shell's overwrite is ([`overwrite`]): the checkpoint
+/// holds what the file held before, and `/rewind` brings it back.
 pub(super) fn edit(t: &Target, verb: &str) -> Finding {
     let mut f = write_finding(t, verb);
     if f.rule == "write-project-file" {
@@ -559,3 +591,7 @@ pub(crate) fn reads(files: &[Target], verb: &str) -> (Finding, Option<usize>) {
         ),
     }
 }
+
+#[cfg(test)]
+#[path = "paths_tests.rs"]
+mod tests;

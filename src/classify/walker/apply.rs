@@ -15,7 +15,7 @@ use super::super::pack::{self, Descent, Facts, Found, Level, View};
 use super::super::paths::{Target, Zone};
 use super::super::policy::{self, Said};
 use super::gaps::Who;
-use super::{Flow, Leaf, Mods, Walker};
+use super::{Flow, Leaf, Mods, RunAs, Walker};
 
 /// Where a rule was found, for effects and messages.
 pub(super) struct Place<'d, 'w> {
@@ -549,9 +549,22 @@ impl Walker<'_> {
                 self.shell_text(s, &words, depth, &what);
             }
         }
+        if let Some(kind) = run.tasks {
+            self.tasks(s, place, level, kind, depth);
+        }
         if let Some(sel) = &run.file {
             for w in pack::select(sel, level).into_iter().flatten() {
-                let mut f = self.run_file(&w, &what);
+                // A file sourced, or run by an interpreter whose code oath reads, is judged
+                // by its content; a manifest, a Makefile or a package is not a script.
+                let how = match place.name {
+                    "source" | "." => Some(RunAs::Source),
+                    _ if lang != "other" => Some(RunAs::Code(lang)),
+                    _ => None,
+                };
+                let mut f = match how {
+                    Some(how) => self.run_script(s, &w, &what, how, depth),
+                    None => self.run_file(&w, &what),
+                };
                 if self.ctx.details() {
                     f.source = Some(source.to_owned());
                 }

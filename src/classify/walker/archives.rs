@@ -7,7 +7,7 @@ use super::tar::Op;
 use crate::shell::Word;
 
 use super::super::effect::Effect;
-use super::super::pack::schema::Act;
+use super::super::pack::schema::{Act, PathNote};
 use super::super::paths::{self, Target};
 use super::super::rule::Finding;
 use super::super::{Domain, Risk};
@@ -41,7 +41,7 @@ impl Walker<'_> {
             );
         }
         for w in &t.writes {
-            self.writes_file(c, w, "writes");
+            self.writes_file(c, w, "writes", None);
         }
         if t.anywhere && t.op == Op::Extract {
             self.found(
@@ -67,12 +67,13 @@ impl Walker<'_> {
             Op::Create | Op::Change => {
                 match t.file.as_ref().filter(|o| o.text != "-") {
                     Some(o) => {
-                        let verb = if t.op == Op::Create {
-                            "writes the archive"
+                        // A new archive replaces what the file held; a change adds to it.
+                        if t.op == Op::Create {
+                            let note = Some(PathNote::Overwrites);
+                            self.writes_file(c, o, "writes the archive", note);
                         } else {
-                            "changes the archive"
-                        };
-                        self.writes_file(c, o, verb);
+                            self.writes_file(c, o, "changes the archive", None);
+                        }
                     }
                     None if t.op == Op::Create => {
                         self.read_paths(c.t(), &[], "archives files to stdout:", leaf)
@@ -120,9 +121,15 @@ impl Walker<'_> {
     }
 
     /// Writing a file: an archive, or one a compressor replaces.
-    fn writes_file(&mut self, c: &Handled<'_, '_, '_>, file: &Word, verb: &str) {
+    fn writes_file(
+        &mut self,
+        c: &Handled<'_, '_, '_>,
+        file: &Word,
+        verb: &str,
+        note: Option<PathNote>,
+    ) {
         let tg = self.target(file);
-        self.found(c, Effect::Write(tg, None), "write", "", verb);
+        self.found(c, Effect::Write(tg, note), "write", "", verb);
     }
 
     /// A tar whose archive or operation is not known: it may write anything.
@@ -331,7 +338,7 @@ impl Walker<'_> {
             _ => None,
         };
         for w in files {
-            self.writes_file(c, w, "compresses or replaces");
+            self.writes_file(c, w, "compresses or replaces", None);
             // `gzip KEY` leaves `KEY.gz`, which holds the credentials.
             let tg = self.target(w);
             if let Some(sfx) = suffix
@@ -399,7 +406,10 @@ impl Walker<'_> {
             self.extract_into(c, pos.first());
         } else if letters.contains('o') {
             match &file {
-                Some(f) => self.writes_file(c, f, "writes the archive"),
+                Some(f) => {
+                    let note = Some(PathNote::Overwrites);
+                    self.writes_file(c, f, "writes the archive", note);
+                }
                 None => self.act(c, Act::ShellHarmless, "filter", "cpio archives to stdout"),
             }
             // The names it archives, when the line shows them (a here-document, or what
@@ -468,12 +478,17 @@ impl Walker<'_> {
             .iter()
             .position(|a| a.text == "-O" || a.text == "--output-file")
             .and_then(|i| args.get(i + 1));
-        for w in archive.into_iter().chain(out) {
+        // An archive that exists is updated; `-O` writes a new one.
+        let written = archive
+            .map(|a| (a, None))
+            .into_iter()
+            .chain(out.map(|o| (o, Some(PathNote::Overwrites))));
+        for (w, note) in written {
             if w.text == "-" {
                 self.act(c, Act::ShellHarmless, "filter", "zip archives to stdout");
                 continue;
             }
-            self.writes_file(c, w, "writes the archive");
+            self.writes_file(c, w, "writes the archive", note);
         }
         // The files archived: the words after the archive (options and their values aside).
         if let Some(a) = archive {

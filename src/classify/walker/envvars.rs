@@ -320,7 +320,8 @@ impl Walker<'_> {
             if v.is_empty() {
                 return;
             }
-            let f = self.run_file(value, &format!("{name} makes programs run"));
+            let verb = format!("{name} makes programs run");
+            let f = self.run_script(s, value, &verb, super::RunAs::Shell, depth);
             self.push(&s.text, f);
         } else if name == "PATH" {
             self.path_first(s, v);

@@ -66,11 +66,12 @@ impl Walker<'_> {
                     "the sed script runs shell commands (e flag or command)",
                 );
             }
+            // `w FILE` empties the file when sed starts.
             for out in sed_writes(script) {
                 let tg = self.target(&Word::lit(out));
                 self.found(
                     c,
-                    Effect::Write(tg, None),
+                    Effect::Write(tg, Some(PathNote::Overwrites)),
                     "sed-script-writes",
                     "",
                     "the sed script writes",
@@ -207,8 +208,7 @@ impl Walker<'_> {
                 );
             }
             if !upload && let Some(d) = &dest {
-                let tg = self.target(d);
-                self.found(c, Effect::Write(tg, None), "write", "", "copies into");
+                self.copy_dest(c, d, &sources, "copies into");
             }
             if sc.has(&["--remove-source-files"]) {
                 for w in sources.iter().filter(|w| !is_remote(w)) {
@@ -361,7 +361,7 @@ impl Walker<'_> {
                         }
                     }
                 }
-                self.found(c, Effect::Write(tg, None), "write", "", verb);
+                self.copy_dest(c, d, &sources, verb);
             }
             None => {
                 let mut f = Finding::new(
@@ -410,11 +410,77 @@ impl Walker<'_> {
         }
     }
 
+    /// Pushes the write of a copy's destination. What lands on an existing file replaces it
+    /// (unless the program is told to keep it: `-n`, `-i`, a backup, `ln` without `-f`);
+    /// into a folder each source lands at `folder/its name`, or anywhere in the folder when
+    /// its name is not known (a glob, `dir/.`), and such a landing is named beside the
+    /// folder only when replacing it loses what writing the folder does not.
+    fn copy_dest(&mut self, c: &Handled<'_, '_, '_>, d: &Word, sources: &[&Word], verb: &str) {
+        let sc = &c.level.own.scan;
+        let tg = self.target(d);
+        let replaces = replaces_existing(c.name, sc);
+        if !into_folder(sc, d, sources.len(), &tg) {
+            let note = replaces.then_some(PathNote::Overwrites);
+            self.found(c, Effect::Write(tg, note), "write", "", verb);
+            return;
+        }
+        let mut landings: Vec<Target> = Vec::new();
+        for w in sources.iter().filter(|_| replaces && d.literal) {
+            // A remote source (`host:dir/f`) lands under the name after its host.
+            let path = match w.text.split_once(':') {
+                Some((host, rest)) if !host.is_empty() && !host.contains('/') => rest,
+                _ => w.text.as_str(),
+            };
+            let base = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+            // rsync copies a folder named with a trailing slash as its contents.
+            let contents = c.name == "rsync" && path.ends_with('/');
+            let landing = if !w.literal || contents || matches!(base, "" | "." | "..") {
+                tg.clone()
+            } else {
+                self.target(&Word::lit(format!(
+                    "{}/{base}",
+                    d.text.trim_end_matches('/')
+                )))
+            };
+            if !landings.iter().any(|l| l.path == landing.path) {
+                landings.push(landing);
+            }
+        }
+        // Only contents land (`rsync -a src/ dst/`, `cp -r src/. dst`): they go over the
+        // folder's own files.
+        if landings.len() == 1 && landings[0].path == tg.path {
+            let effect = Effect::Write(tg, Some(PathNote::Overwrites));
+            self.found(c, effect, "write", "", verb);
+            return;
+        }
+        let folder = self.own(&Effect::Write(tg.clone(), None), "write", "", verb);
+        self.found(c, Effect::Write(tg, None), "write", "", verb);
+        // A protected landing is judged above; outside the project git keeps nothing to ask.
+        let judged = |l: &Target| !l.in_project() || l.protected || l.holds_protected;
+        for landing in landings.into_iter().filter(|l| !judged(l)) {
+            let effect = Effect::Write(landing, Some(PathNote::Overwrites));
+            let f = self.own(&effect, "write", "", verb);
+            if f.kind > folder.kind {
+                self.found(c, effect, "write", "", verb);
+            }
+        }
+    }
+
     /// dd: `of=` is written (a device is destroyed), `if=` read when it is a device or a
     /// credential.
     pub(super) fn h_dd(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
         let mut any = false;
         let mut read_secret: Option<Target> = None;
+        // dd truncates what it writes unless told to append (`oflag=append conv=notrunc`);
+        // `conv=notrunc` alone still writes over what the file held.
+        let has = |key: &str, flag: &str| {
+            c.args().iter().any(|a| {
+                a.text
+                    .strip_prefix(key)
+                    .is_some_and(|v| v.split(',').any(|f| f == flag))
+            })
+        };
+        let appends = has("oflag=", "append") && has("conv=", "notrunc");
         for a in c.args() {
             if let Some(v) = a.text.strip_prefix("of=") {
                 any = true;
@@ -425,7 +491,8 @@ impl Walker<'_> {
                 if tg.zone == Zone::Device {
                     self.found(c, Effect::Wipe(tg), "disk-tool", "dd writes the device", "");
                 } else {
-                    self.found(c, Effect::Write(tg, None), "write", "", "dd writes");
+                    let note = (!appends).then_some(PathNote::Overwrites);
+                    self.found(c, Effect::Write(tg, note), "write", "", "dd writes");
                 }
             } else if let Some(v) = a.text.strip_prefix("if=") {
                 let tg = self.target(&Word {
@@ -457,6 +524,37 @@ impl Walker<'_> {
             self.act(c, Act::ToolRun, "dd", "dd copies data to stdout");
         }
     }
+}
+
+/// Returns whether a copy, move or link replaces a file already at its destination: `ln`
+/// only with `-f`; none of them when told not to (`-n`, `-i` with no one to answer, a
+/// backup of what was there, rsync's `--ignore-existing` or a dry run).
+fn replaces_existing(name: &str, sc: &super::super::args::Scan<'_>) -> bool {
+    let keeps: &[&str] = match name {
+        "ln" if !sc.has(&["-f", "--force"]) => return false,
+        "ln" | "install" => &["-i", "--interactive", "-b", "--backup"],
+        "cp" | "mv" => &[
+            "-n",
+            "--no-clobber",
+            "-i",
+            "--interactive",
+            "-b",
+            "--backup",
+            "--attributes-only",
+        ],
+        "rsync" => &[
+            "-n",
+            "--dry-run",
+            "--list-only",
+            "--ignore-existing",
+            "-b",
+            "--backup",
+            "--append",
+            "--append-verify",
+        ],
+        _ => &[],
+    };
+    !sc.has(keeps)
 }
 
 /// Returns whether a copy puts its sources into the folder `d` (each at `d/its name`)

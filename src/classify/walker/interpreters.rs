@@ -6,10 +6,10 @@ use crate::shell::{Simple, Word};
 use super::super::args::scan;
 use super::super::code;
 use super::super::effect::{Code, Effect};
-use super::super::pack::schema::Act;
+use super::super::pack::schema::{Act, PathNote};
 use super::super::paths;
 use super::apply::Handled;
-use super::{Leaf, Walker};
+use super::{Leaf, RunAs, Walker};
 
 impl Walker<'_> {
     /// Interpreters: inline code, a module (`python -m`), a script, stdin or a session.
@@ -107,7 +107,7 @@ impl Walker<'_> {
             return;
         }
         if let Some(w) = args.get(i).filter(|w| w.text != "-") {
-            let f = self.run_file(w, "runs");
+            let f = self.run_script(s, w, "runs", RunAs::Code(lang), c.depth);
             self.push(&s.text, f);
             return;
         }
@@ -264,11 +264,12 @@ impl Walker<'_> {
         }
         // `print … > "file"`: each literal target is a write; others are unknown paths.
         let redirected = awk_print_targets(p);
-        for f in &redirected {
+        for (f, appends) in &redirected {
             let tg = self.target(&Word::lit(f));
+            let note = (!appends).then_some(PathNote::Overwrites);
             self.found(
                 c,
-                Effect::Write(tg, None),
+                Effect::Write(tg, note),
                 "write",
                 "",
                 &format!("the {name} program writes"),
@@ -316,9 +317,9 @@ fn calls_a_destroying_method(code: &str) -> bool {
     false
 }
 
-/// The quoted file names awk `print`/`printf` statements write to (`print $0 > "out"`,
-/// `printf "x" >> "log"`).
-fn awk_print_targets(prog: &str) -> Vec<String> {
+/// The quoted file names awk `print`/`printf` statements write to, each with whether it
+/// appends (`print $0 > "out"`, `printf "x" >> "log"`).
+fn awk_print_targets(prog: &str) -> Vec<(String, bool)> {
     let mut out = Vec::new();
     let mut rest = prog;
     while let Some(i) = rest.find("print") {
@@ -326,11 +327,13 @@ fn awk_print_targets(prog: &str) -> Vec<String> {
         let end = stmt.find([';', '}', '\n']).unwrap_or(stmt.len());
         let stmt = &stmt[..end];
         if let Some(j) = stmt.find('>') {
+            // `>` empties the file when the program first writes it; `>>` appends.
+            let appends = stmt[j + 1..].starts_with('>');
             let target = stmt[j + 1..].trim_start_matches('>').trim_start();
             if let Some(q) = target.strip_prefix('"')
                 && let Some((name, _)) = q.split_once('"')
             {
-                out.push(name.to_owned());
+                out.push((name.to_owned(), appends));
             }
         }
         rest = &rest[i + 5..];

@@ -19,6 +19,7 @@ mod printing;
 mod shells;
 mod taint;
 mod tar;
+mod tasks;
 
 pub(crate) use taint::classify_line;
 
@@ -26,11 +27,12 @@ use std::path::PathBuf;
 
 use crate::shell::{self, RedirectKind, Script, Simple, Word};
 
-use super::effect::{Code, Effect};
-use super::pack::schema::{Act, Carried};
+use super::effect::{Code, Effect, Unread};
+use super::pack::schema::{Act, Carried, PathNote};
 use super::paths::{self, Target, Zone};
 use super::policy::{self, Said};
 use super::rule::{Finding, Findings};
+use super::scripts::{self, FileText};
 use super::{Classification, Context, Domain, Risk};
 
 /// Classifies a Bash command line.
@@ -121,6 +123,19 @@ impl Leaf {
     }
 }
 
+/// How a command runs a script file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum RunAs<'a> {
+    /// A shell runs it (`bash f`, `BASH_ENV=f`).
+    Shell,
+    /// This shell reads it (`source f`, `. f`): its `cd` moves the rest of the line.
+    Source,
+    /// An interpreter of this language runs it (`python f`).
+    Code(&'a str),
+    /// It is executed itself (`./f`): its shebang says what runs it.
+    Executed,
+}
+
 /// Modifiers inherited from wrappers.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Mods {
@@ -140,6 +155,14 @@ pub(crate) struct Walker<'a> {
     downloaded: Vec<PathBuf>,
     saw_dev_tcp: bool,
     saw_shell: bool,
+    /// Paths this line writes, as far as it has been walked, in order, with what they
+    /// then hold when the line says it (`cat > f <<EOF`, `echo … > f`): a script written
+    /// on the line is not the one on disk.
+    written: std::cell::RefCell<Vec<(PathBuf, Option<String>)>>,
+    /// The scripts whose commands are being judged, outermost first, as messages name them.
+    scripts: Vec<(PathBuf, String)>,
+    /// Script files read for this call, and their bytes.
+    scripts_read: (usize, usize),
     /// Paths already looked up for a link to credentials, and where it leads.
     links_seen: std::cell::RefCell<Vec<(PathBuf, Option<String>)>>,
 }
@@ -164,6 +187,11 @@ impl<'a> Walker<'a> {
     /// Returns a finding of the walker itself (not of a pack rule), with the effect it
     /// judged.
     fn own(&self, effect: &Effect, id: &str, explain: &str, verb: &str) -> Finding {
+        if let Effect::Write(t, _) = effect
+            && let Some(p) = &t.path
+        {
+            self.written.borrow_mut().push((p.clone(), None));
+        }
         let mut f = policy::finding(
             effect,
             Said {
@@ -188,6 +216,9 @@ impl<'a> Walker<'a> {
             downloaded: Vec::new(),
             saw_dev_tcp: false,
             saw_shell: false,
+            written: std::cell::RefCell::new(Vec::new()),
+            scripts: Vec::new(),
+            scripts_read: (0, 0),
             links_seen: std::cell::RefCell::new(Vec::new()),
         }
     }
@@ -209,8 +240,16 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn push(&mut self, text: &str, f: Finding) {
-        self.out.push(text, f);
+    fn push(&mut self, text: &str, mut f: Finding) {
+        // What a script runs is named by the script, so the person sees where it is.
+        match self.scripts.last() {
+            Some((_, shown)) if f.rule != "run-script-read" => {
+                let cmd: String = text.chars().take(80).collect();
+                f.reason = format!("{shown} runs `{cmd}`: {}", f.reason);
+                self.out.push(&format!("{shown}: {text}"), f);
+            }
+            _ => self.out.push(text, f),
+        }
     }
 
     fn script(&mut self, s: &Script, depth: usize, text: &str) {
@@ -344,14 +383,18 @@ impl<'a> Walker<'a> {
             }
             if r.kind.writes() {
                 if t.zone != Zone::Harmless {
-                    let verb = if r.kind == RedirectKind::Append {
-                        "appends to"
-                    } else {
-                        "writes"
+                    // `>`, `>|`, `&>` truncate the file first: what it held is gone. `>>`
+                    // adds to it and `<>` opens it without truncating.
+                    let (verb, note) = match r.kind {
+                        RedirectKind::Append => ("appends to", None),
+                        RedirectKind::Write if t.zone != Zone::Network => {
+                            ("writes", Some(PathNote::Overwrites))
+                        }
+                        _ => ("writes", None),
                     };
                     self.push(
                         &s.text,
-                        self.own(&Effect::Write(t, None), "redirect", "", verb),
+                        self.own(&Effect::Write(t, note), "redirect", "", verb),
                     );
                 }
             } else if t.zone == Zone::Network {
@@ -376,6 +419,35 @@ impl<'a> Walker<'a> {
             return leaf;
         }
         let inner = self.command(s, &s.words, depth, stdin, Mods::default());
+        // `cat > f <<EOF … EOF`, `echo … > f`: what the file then holds is on the line.
+        let content = inner.produces.text.clone().or_else(|| {
+            (s.words[0].text == "cat" && s.words.len() == 1)
+                .then(|| {
+                    s.stdin_text
+                        .as_ref()
+                        .filter(|w| w.literal)
+                        .map(|w| w.text.clone())
+                })
+                .flatten()
+        });
+        if let Some(text) = content {
+            for r in s.redirects.iter().filter(|r| r.kind == RedirectKind::Write) {
+                if let Some(p) = self.target(&r.target).path {
+                    let mut written = self.written.borrow_mut();
+                    if let Some(last) = written.iter_mut().rev().find(|(w, _)| *w == p) {
+                        last.1 = Some(text.clone());
+                    }
+                }
+            }
+        }
+        if inner.produces.download {
+            // `curl URL > x.sh`: the file holds the download, as with `curl -o x.sh`.
+            for r in s.redirects.iter().filter(|r| r.kind.writes()) {
+                if let Some(p) = self.target(&r.target).path {
+                    self.downloaded.push(p);
+                }
+            }
+        }
         leaf.produces.merge(&inner.produces);
         leaf.produces.text = inner.produces.text;
         leaf.shell_stdin |= inner.shell_stdin;
@@ -442,7 +514,7 @@ impl<'a> Walker<'a> {
                 {
                     base
                 } else {
-                    let f = self.run_file(first, "runs");
+                    let f = self.run_script(s, first, "runs", RunAs::Executed, depth);
                     self.push(&s.text, f);
                     return Leaf::default();
                 }
@@ -606,6 +678,91 @@ impl<'a> Walker<'a> {
             }
         };
         self.own(&Effect::Run(code), "run", "", verb)
+    }
+
+    /// Returns the finding for a script a command runs (`bash f`, `python f`, `./f`,
+    /// `source f`), having judged its commands as if they were on the line when the
+    /// context can read it. What it cannot read (too large, unreadable, in a language oath
+    /// does not read, written earlier on this line) is not understood.
+    pub(super) fn run_script(
+        &mut self,
+        s: &Simple,
+        w: &Word,
+        verb: &str,
+        how: RunAs<'_>,
+        depth: usize,
+    ) -> Finding {
+        let f = self.run_file(w, verb);
+        let tg = self.target(w);
+        let path = match &tg.path {
+            Some(p) if w.literal && !tg.protected && !w.text.contains("://") => p.clone(),
+            _ => return f,
+        };
+        if self.downloaded.contains(&path) {
+            return f;
+        }
+        let on_line = self
+            .written
+            .borrow()
+            .iter()
+            .rev()
+            .find(|(p, _)| *p == path)
+            .map(|(_, text)| text.clone());
+        let text = match on_line {
+            Some(None) => return self.unread(tg, Unread::WrittenOnLine, verb),
+            Some(Some(text)) => Some(text),
+            None => None,
+        };
+        if self.scripts.iter().any(|(p, _)| *p == path) {
+            // A script that runs itself: its commands are being judged already.
+            return self.own(&Effect::Run(Code::Read(tg)), "run", "", verb);
+        }
+        if self.scripts_read.0 >= scripts::MAX_SCRIPTS
+            || self.scripts_read.1 >= scripts::MAX_SCRIPTS_BYTES
+        {
+            return self.unread(tg, Unread::TooMany, verb);
+        }
+        let read = match text {
+            Some(text) => Some(FileText::Text(text)),
+            None => self.ctx.read_file(&path, scripts::MAX_SCRIPT_BYTES),
+        };
+        let text = match read {
+            None | Some(FileText::Missing | FileText::Binary) => return f,
+            Some(FileText::TooLarge) => return self.unread(tg, Unread::TooLarge, verb),
+            Some(FileText::Unreadable) => return self.unread(tg, Unread::Unreadable, verb),
+            Some(FileText::Text(t)) => t,
+        };
+        self.scripts_read.0 += 1;
+        self.scripts_read.1 += text.len();
+        let lang = match how {
+            RunAs::Shell | RunAs::Source => scripts::Lang::Shell,
+            RunAs::Code("other") => scripts::Lang::Other,
+            RunAs::Code(lang) => scripts::Lang::Code(lang),
+            RunAs::Executed => scripts::executed_as(&text),
+        };
+        self.scripts.push((path, tg.shown().to_string()));
+        match lang {
+            scripts::Lang::Shell => {
+                // A script runs in a shell of its own: its `cd` does not move this one.
+                let cwd = self.cwd.clone();
+                self.line(&text, depth + 1);
+                if how != RunAs::Source {
+                    self.cwd = cwd;
+                }
+            }
+            scripts::Lang::Code(lang) => self.code(s, &Word::lit(text), lang, depth),
+            scripts::Lang::Other => {
+                self.scripts.pop();
+                return self.unread(tg, Unread::Language, verb);
+            }
+        }
+        self.scripts.pop();
+        self.own(&Effect::Run(Code::Read(tg)), "run", "", verb)
+    }
+
+    /// Returns the finding for a script oath could not read.
+    fn unread(&self, tg: paths::Target, why: Unread, verb: &str) -> Finding {
+        self.own(&Effect::Run(Code::Unread(tg, why)), "run", "", verb)
     }
 
     /// Classifies shell text handed to a shell (`bash -c`, `su -c`, `eval`).

@@ -9,6 +9,7 @@ use crate::shell::Word;
 use super::super::args::scan;
 use super::super::effect::{Effect, Exposed, Request};
 use super::super::pack;
+use super::super::pack::schema::PathNote;
 use super::super::paths::Zone;
 use super::super::url::{
     is_loopback_url, is_metadata_url, metadata_finding, payment_url, url_file_name, url_host,
@@ -290,6 +291,24 @@ impl Walker<'_> {
         if out_files.is_empty() && !loopback {
             leaf.produces.download = true;
         }
+        // wget saves a file that is already there as `name.1`, unless told one file (`-O`)
+        // or to refresh what it mirrors; httpie's `-o` writes the file anew.
+        let replaces = !is_wget
+            || sc.has(&[
+                "-O",
+                "--output-document",
+                "-N",
+                "--timestamping",
+                "-r",
+                "--recursive",
+                "-p",
+                "--page-requisites",
+                "-m",
+                "--mirror",
+            ]) && !args
+                .iter()
+                .any(|a| matches!(a.text.as_str(), "-nc" | "--no-clobber"));
+        let note = replaces.then_some(PathNote::Overwrites);
         for w in out_files.iter().filter(|w| !w.text.is_empty()) {
             {
                 let tg = self.target(w);
@@ -299,7 +318,7 @@ impl Walker<'_> {
                 if tg.zone != Zone::Harmless {
                     self.found(
                         c,
-                        Effect::Write(tg, None),
+                        Effect::Write(tg, note),
                         "write",
                         "",
                         "saves a download to",
@@ -318,17 +337,19 @@ impl Walker<'_> {
             );
         }
         if is_wget {
-            // Log files (`-o`, `-a`) and the cookies saved.
-            for f in sc.values(&[
-                "-o",
-                "--output-file",
-                "-a",
-                "--append-output",
-                "--save-cookies",
-            ]) {
-                let tg = self.target(f);
-                if tg.zone != Zone::Harmless {
-                    self.found(c, Effect::Write(tg, None), "write", "", "writes");
+            // Log files (`-o` anew, `-a` appended to) and the cookies saved.
+            for (names, note) in [
+                (
+                    &["-o", "--output-file", "--save-cookies"][..],
+                    Some(PathNote::Overwrites),
+                ),
+                (&["-a", "--append-output"][..], None),
+            ] {
+                for f in sc.values(names) {
+                    let tg = self.target(f);
+                    if tg.zone != Zone::Harmless {
+                        self.found(c, Effect::Write(tg, note), "write", "", "writes");
+                    }
                 }
             }
         }

@@ -7,7 +7,7 @@ use std::io::Read;
 use crate::shell::{RedirectKind, Word};
 
 use super::super::effect::Effect;
-use super::super::pack::schema::Act;
+use super::super::pack::schema::{Act, PathNote};
 use super::Walker;
 use super::apply::Handled;
 
@@ -32,7 +32,8 @@ impl Walker<'_> {
         }
         if !git && let Some(out) = sc.value(&["-o", "--output"]) {
             let tg = self.target(out);
-            self.found(c, Effect::Write(tg, None), "write", "", "patch writes");
+            let note = Some(PathNote::Overwrites);
+            self.found(c, Effect::Write(tg, note), "write", "", "patch writes");
             return;
         }
         // `patch FILE [DIFF]`: the file named first is the one patched, whatever the diff

@@ -9,7 +9,7 @@ use super::super::effect::{Code, Effect};
 use super::super::pack::schema::Act;
 use super::apply::Handled;
 use super::printing::prints_to_agent;
-use super::{Flow, Leaf, Walker};
+use super::{Flow, Leaf, RunAs, Walker};
 
 impl Walker<'_> {
     /// `env`: assignments and options, `-S` split strings, `-C` directories, then a command.
@@ -174,7 +174,7 @@ impl Walker<'_> {
             return;
         }
         if let Some(w) = first {
-            let f = self.run_file(w, "runs");
+            let f = self.run_script(s, w, "runs", RunAs::Shell, depth);
             self.push(&s.text, f);
             return;
         }
@@ -195,7 +195,7 @@ impl Walker<'_> {
         }
         if let Some(r) = s.redirects.iter().find(|r| r.kind == RedirectKind::Read) {
             let target = r.target.clone();
-            let f = self.run_file(&target, "runs");
+            let f = self.run_script(s, &target, "runs", RunAs::Shell, depth);
             self.push(&s.text, f);
             return;
         }

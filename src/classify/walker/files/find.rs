@@ -6,6 +6,7 @@ use crate::shell::Word;
 
 use super::super::super::effect::Effect;
 use super::super::super::pack::account::Gap;
+use super::super::super::pack::schema::PathNote;
 use super::super::super::paths::Zone;
 use super::super::super::rule::Finding;
 use super::super::super::{Domain, Risk};
@@ -216,8 +217,10 @@ impl Walker<'_> {
                     acted = true;
                     match args.get(i + 1) {
                         Some(f) => {
+                            // The file is written anew.
                             let tg = self.target(f);
-                            self.found(c, Effect::Write(tg, None), "write", "", "find writes");
+                            let note = Some(PathNote::Overwrites);
+                            self.found(c, Effect::Write(tg, note), "write", "", "find writes");
                         }
                         None => gaps.push(i),
                     }

@@ -7,7 +7,7 @@ use crate::shell::Word;
 
 use super::super::super::effect::{Effect, Request};
 use super::super::super::pack::account::Gap;
-use super::super::super::pack::schema::Act;
+use super::super::super::pack::schema::{Act, PathNote};
 use super::super::super::paths::Zone;
 use super::super::super::url::{
     is_loopback_url, is_metadata_host, is_metadata_url, metadata_finding, payment_url,
@@ -312,10 +312,11 @@ impl Walker<'_> {
             if let Some(p) = &tg.path {
                 self.downloaded.push(p.clone());
             }
+            // curl writes a file that is already there anew.
             if tg.zone != Zone::Harmless {
                 self.found(
                     c,
-                    Effect::Write(tg, None),
+                    Effect::Write(tg, Some(PathNote::Overwrites)),
                     "write",
                     "",
                     "saves a download to",
@@ -377,7 +378,8 @@ impl Walker<'_> {
             }
             let tg = self.target(w);
             if tg.zone != Zone::Harmless {
-                self.found(c, Effect::Write(tg, None), "write", "", "curl writes");
+                let note = Some(PathNote::Overwrites);
+                self.found(c, Effect::Write(tg, note), "write", "", "curl writes");
             }
         }
     }
