@@ -331,6 +331,7 @@ impl Baker {
             Pick::Args { from, to } => format!("Pick::Args {{ from: {from}, to: {to:?} }}"),
             Pick::Opt(names) => format!("Pick::Opt({})", b.strs(names)),
             Pick::Cwd => "Pick::Cwd".into(),
+            Pick::Root => "Pick::Root".into(),
             Pick::Words => "Pick::Words".into(),
         });
         format!("Sel({picks})")

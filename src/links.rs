@@ -12,6 +12,10 @@ impl crate::classify::Links for FsLinks {
     fn real(&self, path: &Path) -> Option<PathBuf> {
         real_path(path).filter(|r| r != path)
     }
+
+    fn exists(&self, path: &Path) -> bool {
+        std::fs::symlink_metadata(path).is_ok()
+    }
 }
 
 /// Returns `path` with the links of its longest existing ancestor followed, or None when

@@ -148,6 +148,53 @@ impl Worktree for GitWorktree {
         self.status(&[std::ffi::OsStr::new("--untracked-files=normal")])
     }
 
+    fn untracked(&self, paths: &[PathBuf], ignored: bool) -> Option<Vec<PathBuf>> {
+        let mut args: Vec<&std::ffi::OsStr> = [
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            if ignored {
+                "--ignored=matching"
+            } else {
+                "--ignored=no"
+            },
+            "--",
+        ]
+        .into_iter()
+        .map(std::ffi::OsStr::new)
+        .collect();
+        // Each path as it is written, whatever characters it holds.
+        let literal: Vec<std::ffi::OsString> = paths
+            .iter()
+            .map(|p| {
+                let mut s = std::ffi::OsString::from(":(literal)");
+                s.push(p);
+                s
+            })
+            .collect();
+        args.extend(literal.iter().map(std::ffi::OsString::as_os_str));
+        // Not a repository, or a git that refuses: the command fails as well, or does what
+        // oath cannot tell.
+        let (0, out) = self.git(&args)? else {
+            return None;
+        };
+        // Entries are `XY path`, NUL-terminated; a rename's source follows as its own field.
+        let mut found = Vec::new();
+        let mut fields = out.split(|b| *b == 0).filter(|f| !f.is_empty());
+        while let Some(f) = fields.next() {
+            let (Some(xy), Some(path)) = (f.get(..2), f.get(3..)) else {
+                continue;
+            };
+            if matches!(xy, b"??" | b"!!") {
+                found.push(PathBuf::from(String::from_utf8_lossy(path).into_owned()));
+            } else if xy.contains(&b'R') || xy.contains(&b'C') {
+                fields.next();
+            }
+        }
+        Some(found)
+    }
+
     fn differs(&self, revisions: &[String], paths: &[PathBuf]) -> Differs {
         // Each version as git resolves it; one git cannot resolve is no version (the command
         // fails as well, or names a path).
@@ -243,6 +290,44 @@ mod tests {
             GitWorktree::new(plain.path()).loses(&plain.path().join("f")),
             Loses::Work,
             "no repository keeps it"
+        );
+    }
+
+    #[test]
+    fn git_names_the_paths_it_does_not_track() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        std::fs::write(root.join(".gitignore"), ".claude/settings.local.json\n").unwrap();
+        std::fs::write(root.join(".claude/settings.json"), "{}").unwrap();
+        std::fs::write(root.join(".claude/settings.local.json"), "{}").unwrap();
+        std::fs::write(root.join("a.rs"), "a").unwrap();
+        git(root, &["add", ".gitignore", "a.rs"]);
+        git(root, &["commit", "-q", "-m", "one"]);
+        let w = GitWorktree::new(root);
+        let paths = [
+            PathBuf::from(".claude/settings.json"),
+            PathBuf::from(".claude/settings.local.json"),
+            PathBuf::from(".oath.yaml"),
+            PathBuf::from("a.rs"),
+        ];
+        assert_eq!(
+            w.untracked(&paths, false),
+            Some(vec![PathBuf::from(".claude/settings.json")]),
+            "untracked, not ignored; absent and tracked files are not named"
+        );
+        let with_ignored = w.untracked(&paths, true).unwrap();
+        assert_eq!(with_ignored.len(), 2, "{with_ignored:?}");
+        git(root, &["add", ".claude/settings.json"]);
+        assert_eq!(w.untracked(&paths, false), Some(Vec::new()), "now tracked");
+        // A path that reads as a pattern is taken as written.
+        assert_eq!(w.untracked(&[PathBuf::from("*")], true), Some(Vec::new()));
+        let plain = tempfile::tempdir().unwrap();
+        assert_eq!(
+            GitWorktree::new(plain.path()).untracked(&paths, false),
+            None,
+            "no repository: git cannot tell"
         );
     }
 

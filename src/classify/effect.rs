@@ -83,6 +83,28 @@ pub(crate) enum Effect {
     PowerShell(CodeDoes),
 }
 
+impl Effect {
+    /// Returns the path the effect judges, when it judges one.
+    pub(crate) fn target(&self) -> Option<&Target> {
+        match self {
+            Effect::Read(t)
+            | Effect::Write(t, _)
+            | Effect::Wipe(t)
+            | Effect::Edit(t)
+            | Effect::Delete { target: t, .. }
+            | Effect::Chmod { target: t, .. }
+            | Effect::Run(Code::File(t) | Code::DownloadedFile(t))
+            | Effect::Exposes(
+                Exposed::Protected(t)
+                | Exposed::Credential(t)
+                | Exposed::Home(t)
+                | Exposed::System(t),
+            ) => Some(t),
+            _ => None,
+        }
+    }
+}
+
 /// What a tool of the agent's client (not a shell, not a file tool) does.
 #[derive(Debug, Clone)]
 pub(crate) enum ToolUse {

@@ -532,6 +532,13 @@ pub trait Worktree: Send + Sync {
     /// against the index; one: against that version; two: between them) finds a change
     /// in any of `paths`.
     fn differs(&self, revisions: &[String], paths: &[PathBuf]) -> Differs;
+    /// Returns those of `paths` (relative to the project root) that exist and git does not
+    /// track: untracked ones, and with `ignored` the ignored ones too (as `git status`
+    /// names them: a folder git does not track at all is named once); None when git did
+    /// not answer in time (what an oracle that does not know says).
+    fn untracked(&self, _paths: &[PathBuf], _ignored: bool) -> Option<Vec<PathBuf>> {
+        None
+    }
 }
 
 /// What git says about a difference.
@@ -561,6 +568,11 @@ impl fmt::Debug for WorktreeRef {
 pub trait Links: Send + Sync {
     /// Returns the path with its links followed, or None when nothing in it is a link.
     fn real(&self, path: &Path) -> Option<PathBuf>;
+    /// Returns whether something is at the path (a dangling link counts); without the file
+    /// system, everything may be.
+    fn exists(&self, _path: &Path) -> bool {
+        true
+    }
 }
 
 /// A shared [`Links`].
@@ -695,6 +707,12 @@ impl Context {
         self.links.as_ref().and_then(|l| l.0.real(path))
     }
 
+    /// Returns whether something is at `path`, as far as the file system is known (without a
+    /// [`Links`] oracle, everything may be).
+    pub fn may_exist(&self, path: &Path) -> bool {
+        self.links.as_ref().is_none_or(|l| l.0.exists(path))
+    }
+
     /// Returns the protected paths a link leads elsewhere, as the file system resolves them
     /// (empty without a [`Links`] oracle, or when none does).
     pub(crate) fn protected_real(&self) -> &[PathBuf] {
@@ -755,6 +773,25 @@ impl Context {
             return Differs::No;
         }
         w.0.differs(revisions, &inside)
+    }
+
+    /// Returns the protected paths inside `within` (the project root or a folder of it; a
+    /// pattern's folder) that exist and git does not track (with `ignored`, ignored ones
+    /// too): what `git stash -u` or `git clean -fdx` there would take away, as git names it.
+    /// None when that is not known (no oracle, or git did not answer in time).
+    pub fn protected_untracked(&self, within: &Path, ignored: bool) -> Option<Vec<PathBuf>> {
+        let inside: Vec<PathBuf> = self
+            .protected
+            .iter()
+            .filter(|p| p.starts_with(within) || within.starts_with(p))
+            .filter_map(|p| p.strip_prefix(&self.project_root).ok())
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .collect();
+        if inside.is_empty() {
+            return Some(Vec::new());
+        }
+        self.worktree.as_ref()?.0.untracked(&inside, ignored)
     }
 
     /// Returns the context with a user's packs, looked up before the built-in ones.

@@ -5,16 +5,19 @@
 
 use serde_json::Value;
 
-use super::effect::{Effect, Fetch, McpUse, ToolUse};
+use super::effect::{Effect, Exposed, Fetch, McpUse, ToolUse};
 use super::pack::schema::PathNote;
 use super::paths;
 use super::policy::{self, Said};
 use super::powershell::powershell_finding;
 use super::rule::{Finding, Findings};
-use super::sql::{self, Sql};
 use super::url::{is_loopback_url, is_metadata_url, is_payment_url, url_host};
 use super::walker;
 use super::{Classification, Context, Kind, Risk};
+
+mod statements;
+
+use statements::{database_server, statements};
 
 fn one(text: &str, f: Finding) -> Classification {
     let mut out = Findings::default();
@@ -351,6 +354,8 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
         "pay", "payment", "transfer", "withdraw", "trade", "buy", "sell", "purchase", "charge",
         "refund", "payout", "checkout", "swap", "bid",
     ];
+    // The words of a database tool that runs the statements it is given.
+    const RUNS_STATEMENTS: &[&str] = &["execute", "exec", "run", "sql", "command"];
     const EXEC: &[&str] = &[
         "execute", "exec", "run", "shell", "terminal", "command", "eval", "script", "spawn",
         "process", "sql", "deploy", "install",
@@ -358,8 +363,9 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
     let text = tool_name.to_owned();
     let who = format!("{server} {tool}");
     let mut out = Findings::default();
-    let consumed = statements(server, tool, &words, input, ctx, &mut out);
-    mcp_arguments(server, tool, &words, input, ctx, &mut out);
+    let (judged, consumed) = statements(server, tool, &words, input, ctx, &mut out);
+    let reads_only = READ.contains(&verb) && !any(DESTROY);
+    mcp_arguments(server, tool, &words, reads_only, input, ctx, &mut out);
     let uses = if READ.contains(&verb) && !any(DESTROY) {
         McpUse::Read
     } else if (any(MONEY) || any(&["order", "orders"]) && any(&["place", "submit", "execute"]))
@@ -370,6 +376,17 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
         McpUse::Order
     } else if any(DESTROY) {
         McpUse::Destroy
+    } else if judged.is_some()
+        && any(EXEC)
+        && database_server(server, &words)
+        && words
+            .iter()
+            .all(|w| !EXEC.contains(&w.as_str()) || RUNS_STATEMENTS.contains(&w.as_str()))
+        && (consumed || input.get("command").and_then(Value::as_str).is_none())
+    {
+        // A database's tool that runs the statements it is given (`execute_sql`) does what
+        // they do, judged above: the tool itself adds a read.
+        McpUse::Read
     } else if any(EXEC) {
         let command = input.get("command").and_then(Value::as_str);
         // A database's command (`FLUSHDB`) was judged as a statement; any other is shell.
@@ -399,119 +416,6 @@ fn mcp(tool_name: &str, input: &Value, ctx: &Context) -> Classification {
     };
     out.push(&text, judge(&Effect::Mcp(uses), &who, ctx));
     out.into_classification()
-}
-
-/// Words of a server's or a tool's name that say it is a database's.
-const DATABASES: &[&str] = &[
-    "postgres",
-    "postgresql",
-    "pg",
-    "psql",
-    "mysql",
-    "mariadb",
-    "sqlite",
-    "sqlite3",
-    "redis",
-    "valkey",
-    "memcached",
-    "mongo",
-    "mongodb",
-    "mongosh",
-    "duckdb",
-    "motherduck",
-    "clickhouse",
-    "mssql",
-    "sqlserver",
-    "oracle",
-    "snowflake",
-    "bigquery",
-    "supabase",
-    "neon",
-    "cockroach",
-    "cockroachdb",
-    "cassandra",
-    "turso",
-    "libsql",
-    "database",
-    "databases",
-    "db",
-    "dbhub",
-    "sql",
-];
-
-/// Returns whether an MCP server is a database's: a word of its name like `postgres`,
-/// `redis`, `db`, or one ending in `sql` or `db` (`mysql`, `duckdb`); or its tool runs SQL
-/// (`execute_sql`). A tool's other words do not count (Notion's `query_database` reads
-/// pages).
-fn database_server(server: &str, tool_words: &[String]) -> bool {
-    name_words(server).iter().any(|w| {
-        DATABASES.contains(&w.as_str()) || w.ends_with("sql") || w.len() > 2 && w.ends_with("db")
-    }) || tool_words.iter().any(|w| w.ends_with("sql"))
-}
-
-/// Keys whose strings are statements for any server.
-const SQL_KEYS: &[&str] = &["sql"];
-
-/// Keys whose strings are statements for a database's server, and for others when they
-/// read as statements (a search's `query` of words, a GraphQL `query`, are not).
-const STATEMENT_KEYS: &[&str] = &["query", "queries", "statement", "statements"];
-
-/// Keys whose strings are a database's commands when the server is one and they read as
-/// statements (`{"command": "FLUSHDB"}`); elsewhere, or otherwise, a command is shell.
-const COMMAND_KEYS: &[&str] = &["command", "commands", "cmd"];
-
-/// Judges the statements an MCP tool's input carries (its top-level `sql`, `query` …
-/// strings or arrays of them, as [`SQL_KEYS`], [`STATEMENT_KEYS`] and [`COMMAND_KEYS`] say) by the
-/// one SQL judge ([`sql::judge`], as the shell clients' statements are), and pushes the act
-/// the worst of them is ([`sql::act`]) unless it only reads. Returns whether the `command`
-/// was taken as a statement.
-fn statements(
-    server: &str,
-    tool: &str,
-    words: &[String],
-    input: &Value,
-    ctx: &Context,
-    out: &mut Findings,
-) -> bool {
-    let Some(map) = input.as_object() else {
-        return false;
-    };
-    let database = database_server(server, words);
-    let mut worst: Option<Sql> = None;
-    let mut consumed = false;
-    for (key, value) in map {
-        let k = key.to_ascii_lowercase();
-        let texts: Vec<&str> = match value {
-            Value::String(s) => vec![s.as_str()],
-            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
-            _ => continue,
-        };
-        let key = k.as_str();
-        let read_as = |t: &str| {
-            SQL_KEYS.contains(&key)
-                || STATEMENT_KEYS.contains(&key) && (database || sql::looks_like(t))
-                || COMMAND_KEYS.contains(&key) && database && sql::looks_like(t)
-        };
-        for t in texts.into_iter().filter(|t| read_as(t)) {
-            worst = worst.max(Some(sql::judge(t)));
-            consumed |= k == "command";
-        }
-    }
-    if let Some(v) = worst
-        && v != Sql::Read
-    {
-        // A statement that only reads adds nothing to what the tool's name says.
-        let (act, id, explain) = sql::act(v, &format!("{server} {tool}"));
-        let said = Said {
-            id,
-            explain: &explain,
-            verb: "",
-            safer: None,
-        };
-        let f = policy::finding(&Effect::Act(act), said, ctx);
-        out.push(&format!("mcp__{server}__{tool}"), f);
-    }
-    consumed
 }
 
 /// Keys whose strings are paths (compared in lower case; camelCase and snake_case alike):
@@ -666,9 +570,29 @@ fn path_key(key: &str) -> bool {
         .any(|e| k.ends_with(e))
 }
 
+/// Returns whether a key names where a tool puts something (`dest`, `outputPath`).
+fn destination_key(k: &str) -> bool {
+    [
+        "dest",
+        "destination",
+        "dst",
+        "output",
+        "outpath",
+        "outfile",
+        "savepath",
+        "save_path",
+    ]
+    .iter()
+    .any(|e| k.ends_with(e))
+        || k.starts_with("output")
+        || k.starts_with("dest")
+}
+
 /// Returns the path a string of a tool's input names, when it looks like one: under a path
 /// key anything but text of several lines; elsewhere `/…`, `~…`, `./…`, `../…`, `file://…`,
-/// or a word with a slash that resolves inside the project or the home.
+/// a word with a slash that resolves inside the project or the home, or a file name
+/// (`.oath.yaml`, `settings.json`: with a dot and no space) naming a path oath protects or a
+/// folder that holds one.
 fn path_in(s: &str, key: &str, ctx: &Context) -> Option<paths::Target> {
     if s.is_empty() || s.len() > 4096 || s.contains(['\n', '\0']) {
         return None;
@@ -682,13 +606,17 @@ fn path_in(s: &str, key: &str, ctx: &Context) -> Option<paths::Target> {
     {
         return Some(resolve(s));
     }
-    if s.contains('/') && !s.contains("://") && !s.contains(char::is_whitespace) {
+    if s.contains("://") || s.contains(char::is_whitespace) {
+        return None;
+    }
+    if s.contains('/') {
         let t = resolve(s);
         if t.in_project() || matches!(t.zone, paths::Zone::Home | paths::Zone::HomeTop) {
             return Some(t);
         }
     }
-    None
+    let t = resolve(s);
+    (s.contains('.') && (t.protected || t.holds_protected && t.in_project())).then_some(t)
 }
 
 /// Describes an MCP tool's arguments by what they are, wherever they are in its input: paths
@@ -699,6 +627,7 @@ fn mcp_arguments(
     server: &str,
     tool: &str,
     words: &[String],
+    reads_only: bool,
     input: &Value,
     ctx: &Context,
     out: &mut Findings,
@@ -723,6 +652,28 @@ fn mcp_arguments(
     // checkpoint of it): judged as deleting it. Edits and appends keep it.
     let overwrites = has(&["write", "save", "put", "copy", "cp"])
         && !has(&["edit", "append", "update", "replace", "patch"]);
+    // Of a path oath protects, more names say a change (`insert_after_symbol`, `download`).
+    const CHANGES: &[&str] = &[
+        "insert",
+        "patch",
+        "apply",
+        "download",
+        "export",
+        "overwrite",
+        "modify",
+        "touch",
+        "chmod",
+        "chown",
+        "link",
+        "symlink",
+        "format",
+        "restore",
+        "checkout",
+        "extract",
+        "upsert",
+        "generate",
+    ];
+    let changes = writes || has(CHANGES);
     let text = format!("mcp__{server}__{tool}");
     let who = format!("{server} {tool}");
     let mut strings = Strings::default();
@@ -756,14 +707,21 @@ fn mcp_arguments(
             "source" | "sources" | "src" | "from" | "old_path" | "oldpath"
         ) || k.starts_with("source")
             || k.starts_with("old");
-        let f = if deletes || moves && source_side {
+        // A path oath protects (or a folder of the project that holds one), whatever key it
+        // is under: what the tool does to it is judged as a file tool's would be; a tool
+        // whose name does not say it only reads, or changes, is asked about it.
+        let guarded = t.protected || t.holds_protected && t.in_project();
+        let into = destination_key(&k);
+        let f = if guarded && !(deletes || moves || changes || into || reads_only) {
+            judge_path(&Effect::Exposes(Exposed::Protected(t)), &who, ctx)
+        } else if deletes || moves && source_side {
             let effect = Effect::Delete {
                 target: t,
                 recursive: true,
                 note: None,
             };
             judge_path(&effect, &format!("{who} deletes"), ctx)
-        } else if writes || moves {
+        } else if writes || moves || guarded && (changes || into) {
             let note = (overwrites && !source_side).then_some(PathNote::Overwrites);
             judge_path(&Effect::Write(t, note), &format!("{who} writes"), ctx)
         } else {
@@ -782,151 +740,5 @@ fn mcp_arguments(
             depth: MAX_DEPTH,
         };
         out.push(&text, judge(&Effect::Mcp(unread), &who, ctx));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use serde_json::json;
-
-    use super::super::Domain;
-    use super::*;
-
-    fn ctx() -> Context {
-        let root = Path::new("/home/dev/project");
-        Context::new(root, root, Some(Path::new("/home/dev")), [])
-    }
-
-    fn verdict(c: &Classification) -> (Domain, Risk, Kind, &str) {
-        (c.domain, c.risk, c.kind, c.rule.as_str())
-    }
-
-    #[test]
-    fn a_statement_through_mcp_is_judged_as_through_its_client() {
-        for (tool, input, shell) in [
-            (
-                "mcp__redis__query",
-                json!({"query": "FLUSHDB"}),
-                "redis-cli FLUSHDB",
-            ),
-            (
-                "mcp__redis__execute_command",
-                json!({"command": "FLUSHALL"}),
-                "redis-cli FLUSHALL",
-            ),
-            (
-                "mcp__postgres__query",
-                json!({"sql": "DROP TABLE t"}),
-                "psql -c 'DROP TABLE t'",
-            ),
-            (
-                "mcp__postgres__query",
-                json!({"sql": "DROP/**/TABLE t"}),
-                "psql -c 'DROP/**/TABLE t'",
-            ),
-            (
-                "mcp__postgres__query",
-                json!({"sql": "UPDATE users SET admin = true"}),
-                "psql -c 'UPDATE users SET admin = true'",
-            ),
-            (
-                "mcp__postgres__query",
-                json!({"sql": "INSERT INTO t VALUES (1)"}),
-                "psql -c 'INSERT INTO t VALUES (1)'",
-            ),
-            (
-                "mcp__sqlite__read_query",
-                json!({"query": "SELECT load_extension('/tmp/x.so')"}),
-                "sqlite3 app.db \"SELECT load_extension('/tmp/x.so')\"",
-            ),
-            (
-                "mcp__mongodb__run",
-                json!({"statements": ["db.users.find({})", "db.users.drop()"]}),
-                "mongosh --eval 'db.users.drop()'",
-            ),
-        ] {
-            let ctx = ctx();
-            let mcp = classify_tool(tool, &input, &ctx);
-            let sh = classify_tool("Bash", &json!({ "command": shell }), &ctx);
-            assert_eq!(verdict(&mcp), verdict(&sh), "{tool} {input} / {shell}");
-            assert_ne!(mcp.domain, Domain::Mcp, "{tool} {input}");
-        }
-    }
-
-    #[test]
-    fn queries_that_only_read_keep_the_tool_s_own_verdict() {
-        for (tool, input, rule, risk) in [
-            (
-                "mcp__postgres__query",
-                json!({"sql": "select 1"}),
-                "mcp-read",
-                Risk::Low,
-            ),
-            (
-                "mcp__redis__query",
-                json!({"query": "GET k"}),
-                "mcp-read",
-                Risk::Low,
-            ),
-            (
-                "mcp__postgres__query",
-                json!({"sql": "WITH x AS (SELECT 1) SELECT * FROM x"}),
-                "mcp-read",
-                Risk::Low,
-            ),
-            // Words and GraphQL are not statements, whatever the key.
-            (
-                "mcp__exa__search",
-                json!({"query": "rust hook latency"}),
-                "mcp-read",
-                Risk::Low,
-            ),
-            (
-                "mcp__notion__query_database",
-                json!({"query": "meeting notes"}),
-                "mcp-read",
-                Risk::Low,
-            ),
-            (
-                "mcp__github__graphql",
-                json!({"query": "query { viewer { login } }"}),
-                "mcp-write",
-                Risk::Medium,
-            ),
-            // A statement's words in quotes are data.
-            (
-                "mcp__postgres__query",
-                json!({"sql": "select 'drop table x'"}),
-                "mcp-read",
-                Risk::Low,
-            ),
-            // A shell command of a server that is not a database's stays shell.
-            (
-                "mcp__desktop-commander__execute_command",
-                json!({"command": "ls"}),
-                "mcp-exec",
-                Risk::High,
-            ),
-        ] {
-            let c = classify_tool(tool, &input, &ctx());
-            assert_eq!((c.rule.as_str(), c.risk), (rule, risk), "{tool} {input}");
-        }
-    }
-
-    #[test]
-    fn database_servers_are_told_by_their_names() {
-        for (server, tool, want) in [
-            ("redis", "query", true),
-            ("mcp-server-postgres", "query", true),
-            ("plugin_supabase_supabase", "execute_sql", true),
-            ("duckdb", "run", true),
-            ("notion", "query_database", false),
-            ("github", "search_issues", false),
-            ("desktop-commander", "execute_command", false),
-        ] {
-            assert_eq!(database_server(server, &name_words(tool)), want, "{server}");
-        }
     }
 }

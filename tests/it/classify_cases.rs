@@ -45,11 +45,19 @@ struct Case {
 #[serde(deny_unknown_fields)]
 struct WorktreeCase {
     work: Vec<String>,
+    /// Paths git does not track and does not ignore (`git stash -u` takes them).
+    #[serde(default)]
+    untracked: Vec<String>,
+    /// Paths git ignores (`git stash -a`, `git clean -x` take them).
+    #[serde(default)]
+    ignored: Vec<String>,
 }
 
 /// A git whose answers a case declares.
 struct Declared {
     work: Vec<PathBuf>,
+    untracked: Vec<PathBuf>,
+    ignored: Vec<PathBuf>,
 }
 
 impl classify::Worktree for Declared {
@@ -77,6 +85,19 @@ impl classify::Worktree for Declared {
     fn differs(&self, _revisions: &[String], _paths: &[PathBuf]) -> Differs {
         Differs::No
     }
+
+    /// Returns the declared untracked (and ignored) paths that the asked paths name or hold.
+    fn untracked(&self, paths: &[PathBuf], ignored: bool) -> Option<Vec<PathBuf>> {
+        let extra: &[PathBuf] = if ignored { &self.ignored } else { &[] };
+        Some(
+            self.untracked
+                .iter()
+                .chain(extra)
+                .filter(|u| paths.iter().any(|p| u.starts_with(p) || p.starts_with(u)))
+                .cloned()
+                .collect(),
+        )
+    }
 }
 
 /// Returns the context a case runs in: the fixed one, with its declared git.
@@ -86,7 +107,12 @@ fn case_context(case: &Case) -> Context {
         Some(w) => {
             let root = context().project_root().to_path_buf();
             let work = w.work.iter().map(|p| root.join(p)).collect();
-            context().with_worktree(std::sync::Arc::new(Declared { work }))
+            let relative = |list: &[String]| list.iter().map(PathBuf::from).collect();
+            context().with_worktree(std::sync::Arc::new(Declared {
+                work,
+                untracked: relative(&w.untracked),
+                ignored: relative(&w.ignored),
+            }))
         }
     }
 }
@@ -120,6 +146,12 @@ pub fn context() -> Context {
             "/home/dev/.claude/settings.json",
             "/home/dev/project/.claude/settings.json",
             "/home/dev/project/.claude/settings.local.json",
+            "/home/dev/project/.claude/agents",
+            "/home/dev/project/.claude/commands",
+            "/home/dev/project/.claude/skills",
+            "/home/dev/project/.claude/plugins",
+            "/home/dev/.claude/agents",
+            "/home/dev/.claude.json",
             "/usr/local/bin/oath",
         ]
         .into_iter()

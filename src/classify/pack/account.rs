@@ -381,7 +381,7 @@ fn sel_indices(sel: &Sel, v: &View<'_>) -> Vec<usize> {
                 .filter(|o| o.is_any(names, sc.abbrev) && o.value.is_some())
                 .flat_map(|o| [Some(o.index), o.value_index].into_iter().flatten())
                 .collect(),
-            Pick::Cwd => Vec::new(),
+            Pick::Cwd | Pick::Root => Vec::new(),
             Pick::Words => (0..v.words.len()).collect(),
         };
         if !got.is_empty() {

@@ -286,7 +286,8 @@ fn cond(c: &Cond, level: &View<'_>, facts: Facts<'_>) -> bool {
     true
 }
 
-/// Returns the words a selection names (`None` stands for the working directory), from the
+/// Returns the words a selection names (`None` stands for the working directory, or for the
+/// project's root when the alternative that named it is `root`: [`placeholder`]), from the
 /// first alternative that names any.
 pub(crate) fn select(sel: &Sel, level: &View<'_>) -> Vec<Option<Word>> {
     let pos = &level.scan.pos;
@@ -303,7 +304,7 @@ pub(crate) fn select(sel: &Sel, level: &View<'_>) -> Vec<Option<Word>> {
                 pos[from..to].iter().map(|w| Some((*w).clone())).collect()
             }
             Pick::Opt(names) => level.scan.values(names).map(|w| Some(w.clone())).collect(),
-            Pick::Cwd => vec![None],
+            Pick::Cwd | Pick::Root => vec![None],
             Pick::Words => level.words.iter().map(|w| Some(w.clone())).collect(),
         };
         if !got.is_empty() {
@@ -311,6 +312,12 @@ pub(crate) fn select(sel: &Sel, level: &View<'_>) -> Vec<Option<Word>> {
         }
     }
     Vec::new()
+}
+
+/// Returns the pick a selection's `None` word stands for: the first `cwd` or `root` among its
+/// alternatives (the only ones that always name something).
+pub(crate) fn placeholder(sel: &Sel) -> Option<&Pick> {
+    sel.0.iter().find(|p| matches!(p, Pick::Cwd | Pick::Root))
 }
 
 fn index(i: i16, n: usize) -> Option<usize> {

@@ -11,7 +11,7 @@ pub mod strs;
 pub(crate) mod matcher;
 pub mod user;
 
-pub(crate) use matcher::{Descent, Facts, Level, View, descend, holds, select};
+pub(crate) use matcher::{Descent, Facts, Level, View, descend, holds, placeholder, select};
 
 use schema::{Entry, Pack};
 

@@ -362,6 +362,13 @@ pub enum PathNote {
     /// It fills the folder with files whose names oath cannot see (an extraction): a
     /// folder that holds oath's or Claude Code's settings is not understood.
     Fills,
+    /// It takes away what git does not track there: untracked files, not ignored ones
+    /// (`git stash -u`, `git clean -f`). Git is asked whether oath's or Claude Code's
+    /// settings are among them.
+    Untracked,
+    /// It takes away what git does not track there, ignored files too (`git stash -a`,
+    /// `git clean -x`).
+    UntrackedIgnored,
 }
 
 /// Conditions, all of which must hold.
@@ -492,6 +499,8 @@ pub enum Pick {
     Opt(List<Str>),
     /// The working directory.
     Cwd,
+    /// The project's root (a repository-wide command run from a subfolder: `git stash`).
+    Root,
 }
 
 impl<'de> Deserialize<'de> for Sel {
@@ -519,12 +528,13 @@ impl std::str::FromStr for Pick {
     fn from_str(s: &str) -> Result<Self, String> {
         let bad = || {
             format!(
-                "`{s}` selects nothing: write args, args[N], args[N:], args[:N], args[N:M], opt(-o,--output), words or cwd"
+                "`{s}` selects nothing: write args, args[N], args[N:], args[:N], args[N:M], opt(-o,--output), words, cwd or root"
             )
         };
         match s {
             "args" => return Ok(Pick::Args { from: 0, to: None }),
             "cwd" => return Ok(Pick::Cwd),
+            "root" => return Ok(Pick::Root),
             "words" => return Ok(Pick::Words),
             _ => {}
         }
@@ -574,6 +584,7 @@ impl fmt::Display for Sel {
                 }
                 Pick::Opt(names) => write!(f, "opt({})", names.join(","))?,
                 Pick::Cwd => f.write_str("cwd")?,
+                Pick::Root => f.write_str("root")?,
                 Pick::Words => f.write_str("words")?,
             }
         }

@@ -5,6 +5,7 @@
 
 mod credentials;
 mod lexical;
+mod pattern;
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +18,8 @@ pub(crate) use credentials::{
 use credentials::{credential_place, taint_note};
 pub(crate) use lexical::{absolute, normalize};
 use lexical::{bytes, extension, file_name, is_normalized, is_under, is_under_any_case, parent};
+pub(crate) use pattern::glob;
+use pattern::{Reach, reaches_protected};
 
 /// Where a resolved path lies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,7 +139,8 @@ fn home_of(ctx: &Context) -> PathBuf {
 }
 
 /// Resolves a path as written (`~`, `~user`, relative) against `cwd`. With `glob`, the
-/// text is a shell pattern cut at its first wild component, so `/*` resolves to `/`.
+/// text is a shell pattern (or brace expansion) cut at its first wild component, so `/*`
+/// resolves to `/` and `.claude/{a,settings}.json` to `.claude`.
 /// Returns None when the text is empty or computed, or the cwd is unknown.
 pub(crate) fn resolve(
     text: &str,
@@ -148,7 +152,7 @@ pub(crate) fn resolve(
         return None;
     }
     let wild = if glob {
-        text.find(['*', '?', '['])
+        text.find(['*', '?', '[', '{'])
     } else {
         None
     };
@@ -179,6 +183,28 @@ pub(crate) fn resolve(
         cwd?.join(cut)
     };
     proc_alias(normalize(&joined), cwd)
+}
+
+/// Returns `t` (where a shell pattern starts) marked as a protected path, or as a folder
+/// that holds one, when what the pattern `text` can match reaches one (`.c*` matches
+/// `.claude`); `t` itself otherwise.
+pub(crate) fn through_pattern(t: Target, text: &str, cwd: Option<&Path>, ctx: &Context) -> Target {
+    if t.protected || t.holds_protected {
+        return t;
+    }
+    let Some(p) = resolve(text, false, cwd, ctx) else {
+        return t;
+    };
+    let Some((q, reach)) = reaches_protected(&p, ctx) else {
+        return t;
+    };
+    let named = target(Some(q.to_path_buf()), ctx);
+    Target {
+        protected: reach == Reach::Inside,
+        holds_protected: reach == Reach::Holds,
+        shown: format!("{text} (which matches {})", named.shown),
+        ..t
+    }
 }
 
 /// Follows `/proc/self/cwd` and `/proc/self/root` (the shell's own working directory and

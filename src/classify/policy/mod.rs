@@ -31,7 +31,7 @@ use code::run;
 use net::http;
 pub(crate) use net::metadata_finding;
 use paths::{delete, perm_finding, wipe};
-pub(crate) use paths::{read_finding, reads, write_finding};
+pub(crate) use paths::{read_finding, reads};
 
 /// What the rule that found an effect says about it.
 #[derive(Debug, Clone, Copy)]
@@ -100,7 +100,7 @@ pub(crate) fn finding(effect: &Effect, said: Said<'_>, ctx: &Context) -> Finding
         Effect::Read(t) => read_finding(t, said.verb),
         Effect::Write(t, Some(PathNote::Overwrites)) => paths::overwrite(t, said.verb, ctx),
         Effect::Write(t, note) => {
-            let f = write_finding(t, said.verb);
+            let f = paths::write_into(t, said.verb, *note);
             if *note == Some(PathNote::CreatesDirectory)
                 && f.risk == Risk::Medium
                 && (t.in_project() || t.zone == Zone::Temp)
@@ -120,7 +120,7 @@ pub(crate) fn finding(effect: &Effect, said: Said<'_>, ctx: &Context) -> Finding
             program,
             mode,
             recursive,
-        } => perm_finding(program, mode, target, *recursive),
+        } => perm_finding(program, mode, target, *recursive, ctx),
         Effect::Wipe(t) => wipe(t, said.explain),
         Effect::Http(r) => http(r, said.explain),
         Effect::Run(code) => run(code, said.verb),

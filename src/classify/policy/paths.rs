@@ -15,6 +15,26 @@ pub(super) fn delete(
     note: Option<PathNote>,
     ctx: &Context,
 ) -> Finding {
+    let untracked = match note {
+        Some(PathNote::Untracked) => Some(false),
+        Some(PathNote::UntrackedIgnored) => Some(true),
+        _ => None,
+    };
+    if let Some(ignored) = untracked {
+        // Only oath's and Claude Code's files are judged here: the work it takes away is
+        // the command's other effects'.
+        return takes_settings(t, verb, ignored, ctx).unwrap_or_else(|| {
+            Finding::new(
+                Domain::FileDelete,
+                Risk::Low,
+                "untracked-without-settings",
+                format!(
+                    "{verb} what git does not track in {}: none of oath's or Claude Code's files",
+                    t.shown()
+                ),
+            )
+        });
+    }
     if note == Some(PathNote::MovesAway) {
         if t.protected || t.holds_protected {
             return self_protect(verb, t);
@@ -40,7 +60,77 @@ pub(super) fn delete(
     if note == Some(PathNote::Shreds) && t.in_project() {
         f = f.at_least(Risk::High);
     }
+    // The whole project goes, and with it what git does not keep of oath's and Claude
+    // Code's (a settings file it ignores, the 3-strike log): nothing brings those back.
+    if f.kind == Kind::Reversible
+        && recursive
+        && t.path.as_deref() == Some(ctx.project_root())
+        && ctx
+            .protected_untracked(ctx.project_root(), true)
+            .is_none_or(|v| !v.is_empty())
+    {
+        f = Finding {
+            reason: format!(
+                "{verb} the whole project recursively, with oath's or Claude Code's files that git does not keep (untracked or ignored)"
+            ),
+            ..f
+        }
+        .kind(Kind::Irreversible)
+        .alt("delete specific paths inside the project");
+    }
     f
+}
+
+/// Returns the finding for taking away what git does not track in `t` (`git stash -u`,
+/// `git clean -fdx`; with `ignored`, ignored files too) when oath's or Claude Code's files
+/// are among it, or when git cannot tell: None when none of them is (a path outside the
+/// project holds none of the project's).
+fn takes_settings(t: &Target, verb: &str, ignored: bool, ctx: &Context) -> Option<Finding> {
+    if t.protected || t.holds_protected {
+        return Some(self_protect(verb, t));
+    }
+    let p = t.path.as_deref()?;
+    let root = ctx.project_root();
+    if !super::super::paths::path_is_under(p, root) {
+        return None;
+    }
+    let within = pattern_folder(p, root);
+    match ctx.protected_untracked(&within, ignored) {
+        Some(found) => found.first().map(|rel| {
+            let named = super::super::paths::target(Some(root.join(rel)), ctx);
+            self_protect(verb, &named)
+        }),
+        None => Some(
+            Finding::new(
+                Domain::FileDelete,
+                Risk::High,
+                "untracked-settings-unknown",
+                format!(
+                    "{verb} what git does not track in {}: git did not tell in time whether oath's or Claude Code's files are among it",
+                    t.shown()
+                ),
+            )
+            .kind(Kind::NotUnderstood),
+        ),
+    }
+}
+
+/// Returns the folder a git pathspec starts in: the path up to its first component that is
+/// a pattern (`*`, `?`, `[`) or pathspec magic (`:/`, `:(glob)`), which git matches against
+/// every path below.
+fn pattern_folder(p: &Path, root: &Path) -> std::path::PathBuf {
+    let Ok(rel) = p.strip_prefix(root) else {
+        return p.to_path_buf();
+    };
+    let mut out = root.to_path_buf();
+    for c in rel.components() {
+        let s = c.as_os_str().to_string_lossy();
+        if s.contains(['*', '?', '[']) || s.starts_with(':') {
+            break;
+        }
+        out.push(c);
+    }
+    out
 }
 
 pub(super) fn wipe(t: &Target, explain: &str) -> Finding {
@@ -59,12 +149,30 @@ pub(super) fn wipe(t: &Target, explain: &str) -> Finding {
     Finding::new(Domain::System, Risk::High, "disk-tool", explain).kind(Kind::Irreversible)
 }
 
-pub(super) fn perm_finding(name: &str, mode: &str, t: &Target, recursive: bool) -> Finding {
+pub(super) fn perm_finding(
+    name: &str,
+    mode: &str,
+    t: &Target,
+    recursive: bool,
+    ctx: &Context,
+) -> Finding {
     let shown = t.shown();
-    if t.protected
-        || t.holds_protected && recursive && !matches!(t.zone, Zone::Root | Zone::HomeTop)
-    {
+    // A folder that holds what oath protects (`.claude`, `~/.claude`) decides who reaches
+    // it: `chmod 000 .claude` hides the settings from the client as surely as deleting them.
+    if t.protected || t.holds_protected && t.zone != Zone::Root && !t.is_home() {
         return self_protect(&format!("{name} changes"), t);
+    }
+    if recursive && t.path.as_deref() == Some(ctx.project_root()) {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "permissions-over-settings",
+            format!(
+                "{name} -R on the whole project changes who reaches oath's and Claude Code's settings in it too"
+            ),
+        )
+        .kind(Kind::NotUnderstood)
+        .alt("change permissions of specific folders inside the project");
     }
     let setuid = name == "chmod"
         && (mode.contains('s') || mode.len() == 4 && mode.starts_with(['4', '2', '6']));
@@ -155,9 +263,30 @@ fn project_write_domain(z: Zone) -> Domain {
 
 /// Returns the finding for writing (creating or overwriting) a file.
 pub(crate) fn write_finding(t: &Target, verb: &str) -> Finding {
+    write_into(t, verb, None)
+}
+
+/// Returns the finding for writing a path, as [`write_finding`], with what the rule notes
+/// about it (creating a folder only).
+pub(super) fn write_into(t: &Target, verb: &str, note: Option<PathNote>) -> Finding {
     let shown = t.shown();
     if t.protected {
         return self_protect(verb, t);
+    }
+    // A folder of the project that holds what oath protects (`.claude`): what a build, a
+    // copy, a link or a clone puts in it, or in its place, may be a settings file or an
+    // agent oath does not see. Making the folder is only that.
+    if t.holds_protected && t.in_project() && note != Some(PathNote::CreatesDirectory) {
+        return Finding::new(
+            Domain::FileWrite,
+            Risk::High,
+            "write-over-settings",
+            format!(
+                "{verb} {shown}, which holds oath's or Claude Code's settings: what lands in it, or in its place, is more than oath can see"
+            ),
+        )
+        .kind(Kind::NotUnderstood)
+        .alt("write into a folder of the project that holds no settings");
     }
     if t.path.is_none() {
         return Finding::new(

@@ -150,6 +150,7 @@ impl Walker<'_> {
                 mods,
                 lang: &lang,
             };
+            let mark = self.judged.borrow().len();
             self.handle(h, &ctx, &mut leaf);
             if !own_grammar(h) {
                 let chain: Vec<_> = d.levels[..=i].iter().map(|l| l.entry).collect();
@@ -160,6 +161,10 @@ impl Walker<'_> {
                     pack: found.pack,
                 };
                 self.unaccounted(s, who, args, &gaps, from, depth);
+            }
+            // What `echo` and `printf` are given is text they print.
+            if h != Handler::Print {
+                self.unjudged_protected(s, args, mark);
             }
             return leaf;
         }
@@ -303,6 +308,7 @@ impl Walker<'_> {
                 verb,
                 safer: safer.as_deref(),
             };
+            w.judged(&effect);
             let mut f = policy::finding(&effect, said, w.ctx);
             if details {
                 f.effect = Some(effect.to_string());
@@ -473,11 +479,11 @@ impl Walker<'_> {
             push(self, Effect::Act(a), "");
         }
         if let Some(sel) = &rule.cd {
-            self.cwd = self
-                .targets(sel, level)
-                .into_iter()
-                .next()
-                .and_then(|t| t.path);
+            let to = self.targets(sel, level);
+            self.judged
+                .borrow_mut()
+                .extend(to.iter().filter_map(|t| t.path.clone()));
+            self.cwd = to.into_iter().next().and_then(|t| t.path);
         }
         if let Some(f) = &rule.flow {
             self.add_flow(leaf, f, stdin);
@@ -486,10 +492,18 @@ impl Walker<'_> {
 
     /// Returns the targets a selection names.
     fn targets(&self, sel: &super::super::pack::schema::Sel, level: &View<'_>) -> Vec<Target> {
+        let root = matches!(
+            pack::placeholder(sel),
+            Some(super::super::pack::schema::Pick::Root)
+        );
         pack::select(sel, level)
             .iter()
             .map(|w| match w {
                 Some(w) => self.target(w),
+                // The repository a command run in the project works on is the project's.
+                None if root && self.cwd_target().in_project() => {
+                    super::super::paths::target(Some(self.ctx.project_root().into()), self.ctx)
+                }
                 None => self.cwd_target(),
             })
             .collect()

@@ -300,12 +300,44 @@ impl Walker<'_> {
             matches!(a.text.as_str(), "-c" | "--stdout" | "-t" | "--test")
                 || name != "lz4" && matches!(a.text.as_str(), "-l" | "--list")
         });
-        if matches!(name, "gunzip" | "bunzip2" | "unxz" | "unzstd")
-            || args
-                .iter()
-                .any(|a| a.text == "-d" || a.text == "--decompress")
-        {
+        let decompress = matches!(name, "gunzip" | "bunzip2" | "unxz" | "unzstd")
+            || args.iter().any(|a| {
+                a.text == "--decompress"
+                    || a.text.strip_prefix('-').is_some_and(|l| {
+                        !l.starts_with('-')
+                            && l.chars().all(|c| c.is_ascii_alphanumeric())
+                            && l.contains('d')
+                    })
+            });
+        // `-r` replaces every file of a folder: the names are not on the line. lz4 and
+        // brotli take the output's name as their second file.
+        let recursive = args
+            .iter()
+            .any(|a| a.text == "-r" || a.text == "--recursive");
+        let force = args.iter().any(|a| {
+            a.text == "--force"
+                || a.text.strip_prefix('-').is_some_and(|l| {
+                    !l.starts_with('-')
+                        && l.chars().all(|c| c.is_ascii_alphanumeric())
+                        && l.contains('f')
+                })
+        });
+        if decompress {
             leaf.produces.decode = true;
+        }
+        // `-S SUFFIX` (gzip, xz, zstd …): the suffix it adds or strips instead of its own.
+        let mut custom: Option<&str> = None;
+        let mut skip = None;
+        for (i, a) in args.iter().enumerate() {
+            let t = a.text.as_str();
+            if let Some(v) = t.strip_prefix("--suffix=") {
+                custom = Some(v);
+            } else if t == "-S" || t == "--suffix" {
+                custom = args.get(i + 1).map(|v| v.text.as_str());
+                skip = Some(i + 1);
+            } else if let Some(v) = t.strip_prefix("-S").filter(|v| !v.is_empty()) {
+                custom = Some(v);
+            }
         }
         if to_stdout {
             let mut f = Finding::new(
@@ -318,7 +350,12 @@ impl Walker<'_> {
             self.push(c.t(), f);
             return;
         }
-        let files: Vec<&Word> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
+        let files: Vec<&Word> = args
+            .iter()
+            .enumerate()
+            .filter(|(i, a)| !a.text.starts_with('-') && Some(*i) != skip)
+            .map(|(_, a)| a)
+            .collect();
         if files.is_empty() {
             self.act(
                 c,
@@ -337,8 +374,20 @@ impl Walker<'_> {
             "compress" => Some(".Z"),
             _ => None,
         };
+        let suffix = custom.or(suffix);
+        let named_output = matches!(name, "lz4" | "brotli") && files.len() > 1;
         for w in files {
             self.writes_file(c, w, "compresses or replaces", None);
+            // It leaves its output beside: the name with the suffix added, or stripped (over
+            // a file already there only when forced).
+            if w.literal
+                && !recursive
+                && !named_output
+                && let Some(out) = partner(&w.text, decompress, suffix)
+            {
+                let note = force.then_some(PathNote::Overwrites);
+                self.writes_file(c, &Word::lit(out), "writes", note);
+            }
             // `gzip KEY` leaves `KEY.gz`, which holds the credentials.
             let tg = self.target(w);
             if let Some(sfx) = suffix
@@ -514,4 +563,26 @@ impl Walker<'_> {
             self.unknown_archive_write(c);
         }
     }
+}
+
+/// Returns the file a compressor leaves beside `file`: with `suffix` added, or (decompressing)
+/// with it, or any last extension, stripped (`x.tgz` gives `x.tar`).
+fn partner(file: &str, decompress: bool, suffix: Option<&str>) -> Option<String> {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    if matches!(name, "" | "." | "..") {
+        return None;
+    }
+    if !decompress {
+        return suffix.map(|sfx| format!("{file}{sfx}"));
+    }
+    if let Some(stem) = suffix.and_then(|sfx| file.strip_suffix(sfx))
+        && !stem.is_empty()
+    {
+        return Some(stem.to_owned());
+    }
+    if let Some(stem) = file.strip_suffix(".tgz") {
+        return Some(format!("{stem}.tar"));
+    }
+    let (stem, ext) = file.rsplit_once('.')?;
+    (!stem.is_empty() && !stem.ends_with('/') && !ext.contains('/')).then(|| stem.to_owned())
 }

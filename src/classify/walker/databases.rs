@@ -1,12 +1,14 @@
 //! The database clients' handler: the statements they are given (in arguments, in the
 //! values of the options that carry them, on stdin), judged by what they do
-//! ([`super::super::sql::judge`]); without any, a session.
+//! ([`super::super::sql::judge_as`], in the client's language); statements piped in from
+//! another program or a file are statements oath does not read; without any, a session.
 
 use super::super::effect::{Code, Effect};
 use super::super::pack::schema::Act;
-use super::super::sql::{self, Sql};
+use super::super::sql::{self, Lang, Sql};
 use super::Walker;
 use super::apply::Handled;
+use crate::shell::RedirectKind;
 
 impl Walker<'_> {
     /// Database clients: the statements they are given (in arguments, option values or on
@@ -14,15 +16,46 @@ impl Walker<'_> {
     pub(super) fn h_sql(&mut self, c: &Handled<'_, '_, '_>) {
         let name = c.name;
         let args = c.args();
+        let lang = match name {
+            "redis-cli" | "valkey-cli" => Lang::Redis,
+            "mongo" | "mongosh" => Lang::Mongo,
+            _ => Lang::Sql,
+        };
         let flag = |names: &[&str]| args.iter().any(|a| names.contains(&a.text.as_str()));
         // SQL text: quoted arguments or ones with spaces, `--execute=…`-style values, stdin.
-        let mut texts: Vec<String> = args
+        // SQLite's and DuckDB's shells take statements after the database file; the other
+        // clients' positional words are a database, a user or an address (a connection URI,
+        // `key=value` pairs, `"$DATABASE_URL"`): statements only when they read as some.
+        let positional_sql = matches!(name, "sqlite3" | "duckdb");
+        let connection = |t: &str| {
+            t.contains("://")
+                || t.split_whitespace()
+                    .next()
+                    .is_some_and(|w| w.contains('=') && !sql::looks_like_in(t, lang))
+        };
+        let mut computed = false;
+        let mut texts: Vec<String> = Vec::new();
+        for a in args
             .iter()
             .filter(|a| (a.quoted || a.text.contains(' ')) && !a.text.starts_with('-'))
-            .map(|a| a.text.clone())
-            .collect();
+            .filter(|a| !connection(&a.text))
+        {
+            if positional_sql {
+                computed |= !a.literal;
+                texts.push(a.text.clone());
+            } else if sql::looks_like_in(&a.text, lang) {
+                texts.push(a.text.clone());
+            }
+        }
         for a in args {
-            for prefix in ["--execute=", "--command=", "--eval=", "-cmd="] {
+            for prefix in [
+                "--execute=",
+                "--command=",
+                "--eval=",
+                "-cmd=",
+                "--init-command=",
+                "--query=",
+            ] {
                 if let Some(v) = a.text.strip_prefix(prefix) {
                     texts.push(v.to_owned());
                 }
@@ -40,15 +73,51 @@ impl Walker<'_> {
             "-Q",
             "-q",
             "--query",
+            "--init-command",
         ];
-        let mut computed = false;
-        for v in c.level.own.scan.values(&carriers) {
-            computed |= !v.literal;
-            texts.push(v.text.clone());
+        // SQLite's and DuckDB's shells take long options after one dash and never cluster
+        // them: `-lookaside` is not `-l -o … -s ide`.
+        let single_dash = matches!(name, "sqlite3" | "duckdb");
+        for o in &c.level.own.scan.opts {
+            let written = args.get(o.index).map_or("", |a| a.text.as_str());
+            if !o.is_any(&carriers, false) || single_dash && !carriers.contains(&written) {
+                continue;
+            }
+            if let Some(v) = &o.value {
+                computed |= !v.literal;
+                texts.push(v.text.clone());
+            }
         }
         if let Some(w) = &c.s.stdin_text {
             computed |= !w.literal;
             texts.push(w.text.clone());
+        }
+        // Statements a pipe or a file feeds in (when nothing else gives any: a client given
+        // statements in its arguments does not read its input): literal text (`echo … |`) is
+        // judged; anything else oath does not read.
+        let mut unread = None;
+        // MongoDB's shells run the script files they are named.
+        if lang == Lang::Mongo
+            && args
+                .iter()
+                .any(|a| !a.text.starts_with('-') && a.text.ends_with(".js"))
+        {
+            unread = Some("in a script file");
+        }
+        if texts.is_empty() && unread.is_none() {
+            if let Some(flow) = c.stdin {
+                match &flow.text {
+                    Some(t) => texts.push(t.clone()),
+                    None => unread = Some("piped from another program"),
+                }
+            } else if c
+                .s
+                .redirects
+                .iter()
+                .any(|r| r.kind == RedirectKind::Read && r.target.text != "/dev/null")
+            {
+                unread = Some("read from a file");
+            }
         }
         // A command given as words (`redis-cli FLUSHALL`, `redis-cli -n 1 DEL k`, `sqlite3 db
         // .shell`): the words together, and each alone.
@@ -60,7 +129,7 @@ impl Walker<'_> {
         if texts.is_empty() {
             for i in 0..words.len() {
                 let joined = words[i..].join(" ");
-                if sql::looks_like(&joined) {
+                if sql::looks_like_in(&joined, lang) {
                     texts.push(joined);
                 }
             }
@@ -121,13 +190,28 @@ impl Walker<'_> {
                 );
             }
         }
-        let judged = texts.iter().map(|t| sql::judge(t)).max();
+        let judged = texts
+            .iter()
+            .map(|t| sql::judge_as(t, lang))
+            .chain(unread.map(|_| Sql::Unknown))
+            .max();
         let verdict = match judged {
-            Some(Sql::Outside) => Sql::Outside,
+            // Read-only opens no other file and runs no other code.
+            Some(v @ (Sql::Outside | Sql::Unknown)) => v,
             _ if help || read_only => Sql::Read,
             Some(v) => v,
             None => Sql::Change,
         };
+        if let Some(how) = unread.filter(|_| verdict == Sql::Unknown) {
+            self.found(
+                c,
+                Effect::NotUnderstood,
+                "database-unread",
+                &format!("{name} is given statements {how}: oath does not read them"),
+                "",
+            );
+            return;
+        }
         if judged.is_none() && verdict == Sql::Change {
             self.act(
                 c,
@@ -138,6 +222,46 @@ impl Walker<'_> {
         } else {
             let (a, id, explain) = sql::act(verdict, name);
             self.act(c, a, id, &explain);
+        }
+    }
+}
+
+/// Project scripts a pack describes by their file name: Rails' `bin/rails` and `bin/rake`,
+/// Django's `manage.py`, Laravel's `artisan`.
+const FRAMEWORK_SCRIPTS: &[&str] = &["rails", "rake", "manage.py", "artisan"];
+
+impl Walker<'_> {
+    /// A project script a pack describes by its file name (`python manage.py flush`,
+    /// `bin/rails db:drop`), run: judged by that pack too, with the words after it. The
+    /// script's own run accounts for every word, so the pack adds what it knows the command
+    /// does and nothing it does not understand.
+    pub(super) fn framework_script(
+        &mut self,
+        s: &crate::shell::Simple,
+        script: &crate::shell::Word,
+        rest: &[crate::shell::Word],
+        depth: usize,
+        stdin: Option<&super::Flow>,
+    ) {
+        let base = script.text.rsplit('/').next().unwrap_or("");
+        if !script.literal
+            || !FRAMEWORK_SCRIPTS.contains(&base)
+            || !self.target(script).in_project()
+        {
+            return;
+        }
+        let Some(found) = super::super::pack::lookup(self.ctx.user_packs(), base) else {
+            return;
+        };
+        let from = self.out.items.len();
+        self.apply(s, base, found, rest, depth, stdin, super::Mods::default());
+        let mut i = from;
+        while i < self.out.items.len() {
+            if self.out.items[i].1.kind == super::super::Kind::PartlyUnderstood {
+                self.out.items.remove(i);
+            } else {
+                i += 1;
+            }
         }
     }
 }

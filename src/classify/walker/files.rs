@@ -167,6 +167,9 @@ impl Walker<'_> {
         let dest = match sc.value(&["-t", "--target-directory"]) {
             Some(d) => Some(d.clone()),
             None if pos.len() >= 2 => pos.pop().cloned(),
+            // One pattern (`.claude/{x,settings}.json`) is several words: its last is where
+            // they go.
+            None if pos.len() == 1 && !pos[0].literal => pos.first().copied().cloned(),
             None if mods.dynamic_args => Some(Word {
                 text: "{input}".into(),
                 literal: false,

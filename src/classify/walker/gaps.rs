@@ -7,7 +7,7 @@ use crate::shell::{Simple, Word};
 
 use super::super::effect::{Effect, Exposed};
 use super::super::pack::account::Gap;
-use super::super::paths::Zone;
+use super::super::paths::{self, Zone};
 use super::super::policy;
 use super::super::{Domain, Kind, Risk};
 use super::Walker;
@@ -90,6 +90,64 @@ impl Walker<'_> {
                 let explain = format!("`{name}` takes it as data");
                 let f = self.own(&Effect::Exposes(e), "unexplained", &explain, "");
                 self.push(&s.text, f);
+            }
+        }
+    }
+
+    /// The net under the handlers (programs whose words a handler reads rather than the
+    /// pack's roles, which the accounting nets): a word (an argument, an option's value
+    /// after `=` or glued to it) that names a path oath protects, or a folder of the project
+    /// or the home that holds one, which the handler never read as a path (judged by an
+    /// effect, or looked at: paths the walker resolved from `mark` on) is held, whatever the
+    /// program (a database file, an operand the handler takes for something else).
+    pub(super) fn unjudged_protected(&mut self, s: &Simple, words: &[Word], mark: usize) {
+        for w in words {
+            if !w.literal && (w.text.contains(['$', '`']) || !w.subs.is_empty()) {
+                continue;
+            }
+            let text = w.text.as_str();
+            let mut candidates = vec![text];
+            if let Some((_, v)) = text.split_once('=') {
+                candidates.push(v);
+            }
+            if let Some(glued) = text.strip_prefix('-').and_then(|r| r.get(1..))
+                && !text.starts_with("--")
+                && glued.starts_with(['.', '/', '~'])
+            {
+                candidates.push(glued);
+            }
+            for c in candidates {
+                if c.is_empty() || c.contains("://") || !path_like(c) {
+                    continue;
+                }
+                let resolved = paths::resolve(c, !w.literal, self.cwd.as_deref(), self.ctx);
+                let t = paths::target(resolved, self.ctx);
+                let Some(p) = t.path.as_deref() else { continue };
+                let holds = t.holds_protected
+                    && !t.is_home()
+                    && (t.in_project() || matches!(t.zone, Zone::Home | Zone::HomeTop));
+                if !t.protected && !holds {
+                    continue;
+                }
+                let seen = self
+                    .judged
+                    .borrow()
+                    .get(mark..)
+                    .is_some_and(|j| j.iter().any(|j| paths::path_is_under(j, p)));
+                if seen {
+                    continue;
+                }
+                let name = s.words.first().map_or("", |n| n.text.as_str());
+                let explain =
+                    format!("`{name}` gives it a role that says nothing of what happens to it");
+                let f = self.own(
+                    &Effect::Exposes(Exposed::Protected(t)),
+                    "unexplained",
+                    &explain,
+                    "",
+                );
+                self.push(&s.text, f);
+                break;
             }
         }
     }

@@ -109,6 +109,7 @@ impl Walker<'_> {
         if let Some(w) = args.get(i).filter(|w| w.text != "-") {
             let f = self.run_script(s, w, "runs", RunAs::Code(lang), c.depth);
             self.push(&s.text, f);
+            self.framework_script(s, w, &args[i + 1..], c.depth, c.stdin);
             return;
         }
         leaf.shell_stdin = true;
@@ -301,7 +302,12 @@ fn calls_a_destroying_method(code: &str) -> bool {
             .iter()
             .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
             .map_or(b.len(), |n| start + n);
-        if end < b.len() && b[end] == b'(' {
+        // A call, with its parentheses or (Ruby) without: at the end of a statement.
+        let called = end < b.len() && b[end] == b'('
+            || end > start
+                && b.get(end)
+                    .is_none_or(|c| matches!(c, b' ' | b'\t' | b'\n' | b';' | b')' | b'}'));
+        if called {
             let name = code[start..end].to_ascii_lowercase();
             if [
                 "delete", "destroy", "drop", "purge", "truncate", "clear", "wipe", "erase",

@@ -164,7 +164,11 @@ pub(crate) struct Walker<'a> {
     /// Script files read for this call, and their bytes.
     scripts_read: (usize, usize),
     /// Paths already looked up for a link to credentials, and where it leads.
-    links_seen: std::cell::RefCell<Vec<(PathBuf, Option<String>)>>,
+    links_seen: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<String>>>,
+    /// The paths the walker read a word as (an effect judged it, a handler looked at it, the
+    /// working directory moved there), for the net over a handler's words that name a
+    /// protected path ([`gaps`]).
+    judged: std::cell::RefCell<Vec<PathBuf>>,
 }
 
 /// Build tools' wrapper scripts a project carries (`./mvnw`, `./gradlew`): run from the
@@ -192,6 +196,7 @@ impl<'a> Walker<'a> {
         {
             self.written.borrow_mut().push((p.clone(), None));
         }
+        self.judged(effect);
         let mut f = policy::finding(
             effect,
             Said {
@@ -208,6 +213,13 @@ impl<'a> Walker<'a> {
         f
     }
 
+    /// Records the path an effect judges.
+    fn judged(&self, effect: &Effect) {
+        if let Some(p) = effect.target().and_then(|t| t.path.clone()) {
+            self.judged.borrow_mut().push(p);
+        }
+    }
+
     pub(crate) fn new(ctx: &'a Context) -> Self {
         Self {
             ctx,
@@ -219,7 +231,8 @@ impl<'a> Walker<'a> {
             written: std::cell::RefCell::new(Vec::new()),
             scripts: Vec::new(),
             scripts_read: (0, 0),
-            links_seen: std::cell::RefCell::new(Vec::new()),
+            links_seen: std::cell::RefCell::new(std::collections::HashMap::new()),
+            judged: std::cell::RefCell::new(Vec::new()),
         }
     }
 
@@ -318,7 +331,11 @@ impl<'a> Walker<'a> {
     /// variables are computed); a copy of credentials made on the line, or a link to them,
     /// holds credentials.
     pub(crate) fn target(&self, w: &Word) -> Target {
-        self.marked(taint::resolve_word(w, self.cwd.as_deref(), self.ctx))
+        let t = self.marked(taint::resolve_word(w, self.cwd.as_deref(), self.ctx));
+        if let Some(p) = &t.path {
+            self.judged.borrow_mut().push(p.clone());
+        }
+        t
     }
 
     /// Returns the working directory as a target.
@@ -516,6 +533,7 @@ impl<'a> Walker<'a> {
                 } else {
                     let f = self.run_script(s, first, "runs", RunAs::Executed, depth);
                     self.push(&s.text, f);
+                    self.framework_script(s, first, &argv[1..], depth, stdin);
                     return Leaf::default();
                 }
             }
@@ -616,6 +634,9 @@ impl<'a> Walker<'a> {
         if files.iter().any(|tg| tg.credential) {
             leaf.produces.secret = true;
         }
+        self.judged
+            .borrow_mut()
+            .extend(files.iter().filter_map(|t| t.path.clone()));
         let (mut f, deciding) = policy::reads(files, verb);
         if self.ctx.details() {
             f.effect = Some(match deciding {

@@ -19,6 +19,8 @@ use super::Walker;
 
 /// Most copies of credentials one line records.
 const MAX_TAINTS: usize = 256;
+/// Most paths one line remembers the links of (each costs one look at the file system).
+const MAX_LINKS_SEEN: usize = 4096;
 
 /// Returns `w` with `$HOME` and `${HOME}` replaced by the home folder the context knows,
 /// when nothing else in it is computed (`@$HOME/.aws/credentials` is the home's file).
@@ -73,6 +75,8 @@ pub(super) fn resolve_word(w: &Word, cwd: Option<&Path>, ctx: &Context) -> Targe
     if w.literal || t.credential {
         return t;
     }
+    // A pattern that can match a protected path (`rm -rf .c*`) reaches it.
+    let t = paths::through_pattern(t, &w.text, cwd, ctx);
     // A pattern judged by the folder it starts in (`/proc/*/environ` is `/proc`) holds
     // credentials when what it matches does (`~/.ssh/*`, `*.pem`, `/proc/*/environ`).
     let matched = paths::target(paths::resolve(&w.text, false, cwd, ctx), ctx);
@@ -136,19 +140,15 @@ impl Walker<'_> {
         {
             return paths::tainted_by(t, x);
         }
-        let cached = self
-            .links_seen
-            .borrow()
-            .iter()
-            .find(|(q, _)| *q == p)
-            .map(|(_, note)| note.clone());
+        // Paths are normalised: their bytes compare (a `Path`'s `==` parses components).
+        let cached = self.links_seen.borrow().get(p.as_os_str()).cloned();
         let note = match cached {
             Some(note) => note,
             None => {
                 let note = paths::link_to_credential(&p, self.ctx);
                 let mut seen = self.links_seen.borrow_mut();
-                if seen.len() < 64 {
-                    seen.push((p, note.clone()));
+                if seen.len() < MAX_LINKS_SEEN {
+                    seen.insert(p.into_os_string(), note.clone());
                 }
                 note
             }

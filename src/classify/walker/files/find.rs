@@ -7,9 +7,9 @@ use crate::shell::Word;
 use super::super::super::effect::Effect;
 use super::super::super::pack::account::Gap;
 use super::super::super::pack::schema::PathNote;
-use super::super::super::paths::Zone;
+use super::super::super::paths::{self, Zone, glob};
 use super::super::super::rule::Finding;
-use super::super::super::{Domain, Risk};
+use super::super::super::{Domain, Kind, Risk};
 use super::super::apply::Handled;
 use super::super::gaps::Who;
 use super::super::{Mods, Walker};
@@ -151,6 +151,7 @@ impl Walker<'_> {
         }
         let mut acted = false;
         let mut listed_from = None;
+        let mut tests = Tests::default();
         while i < args.len() {
             let w = &args[i];
             let a = w.text.as_str();
@@ -163,6 +164,7 @@ impl Walker<'_> {
             match a {
                 "-delete" => {
                     acted = true;
+                    tests.deletes = true;
                     for st in &starts {
                         let tg = self.target(st);
                         self.found(
@@ -189,6 +191,7 @@ impl Walker<'_> {
                         gaps.push(i);
                         break;
                     };
+                    tests.execs.push(args[i + 1..end].to_vec());
                     let mut cmd: Vec<Word> = Vec::new();
                     for w in &args[i + 1..end] {
                         if w.text.contains("{}") {
@@ -236,10 +239,17 @@ impl Walker<'_> {
                     }
                     None => gaps.push(i),
                 },
-                _ if NO_VALUE.contains(&a) => {}
+                _ if NO_VALUE.contains(&a) => tests.primary(a),
                 _ if ONE_VALUE.contains(&a) || newer_xy(a) => {
                     if i + 1 >= args.len() {
                         gaps.push(i);
+                    }
+                    if let Some(v) = args.get(i + 1) {
+                        tests.add(a, v);
+                        // A name test's pattern is read here, as what it selects.
+                        if matches!(a, "-path" | "-ipath" | "-wholename" | "-iwholename") {
+                            let _ = self.target(v);
+                        }
                     }
                     i += 1;
                 }
@@ -266,6 +276,9 @@ impl Walker<'_> {
         }
         if starts.is_empty() {
             starts.push(Word::lit("."));
+        }
+        if acted {
+            self.find_protected(c, &starts, &tests);
         }
         if !acted {
             let device = starts
@@ -296,6 +309,204 @@ impl Walker<'_> {
             pack: c.place.found.pack,
         };
         self.unaccounted(c.s, who, args, &gaps, from, c.depth);
+    }
+}
+
+/// What find's expression selects by name, for the protected paths under its starting
+/// points, and what it does to them.
+#[derive(Default)]
+struct Tests {
+    /// The alternatives (`-o`) of the expression, each the name tests all of which must hold
+    /// (parentheses are read through: `\( -name a -o -name b \)` is two alternatives).
+    groups: Vec<Group>,
+    /// A negation, a list (`,`) or a regular expression: what it selects is not known.
+    open: bool,
+    /// `-delete`.
+    deletes: bool,
+    /// The commands of `-exec` and its kin, `{}` not yet filled.
+    execs: Vec<Vec<Word>>,
+}
+
+/// One alternative of find's expression.
+#[derive(Default)]
+struct Group {
+    /// `-name` and `-iname` patterns, matched against a file's name.
+    names: Vec<String>,
+    /// `-path`, `-wholename` (and `-i…`) patterns, matched against the path as find prints it.
+    paths: Vec<String>,
+    /// It ends in `-prune`: what it selects is not descended into.
+    prune: bool,
+}
+
+impl Group {
+    fn named(&self) -> bool {
+        !self.names.is_empty() || !self.paths.is_empty()
+    }
+
+    fn select(&self, printed: &str, name: &str) -> bool {
+        self.names.iter().all(|p| glob(p, name, true))
+            && self.paths.iter().all(|p| glob(p, printed, false))
+    }
+}
+
+impl Tests {
+    fn group(&mut self) -> &mut Group {
+        if self.groups.is_empty() {
+            self.groups.push(Group::default());
+        }
+        let last = self.groups.len() - 1;
+        &mut self.groups[last]
+    }
+
+    fn primary(&mut self, a: &str) {
+        match a {
+            "-o" | "-or" => self.groups.push(Group::default()),
+            "!" | "-not" | "," => self.open = true,
+            "-prune" => self.group().prune = true,
+            _ => {}
+        }
+    }
+
+    fn add(&mut self, primary: &str, value: &Word) {
+        let v = value.text.clone();
+        match primary {
+            _ if !value.literal => self.open = true,
+            "-name" | "-iname" => self.group().names.push(v),
+            "-path" | "-ipath" | "-wholename" | "-iwholename" => self.group().paths.push(v),
+            "-regex" | "-iregex" => self.open = true,
+            _ => {}
+        }
+    }
+
+    /// Returns whether any name test is given (without one, find acts on the whole tree).
+    fn named(&self) -> bool {
+        self.open || self.groups.iter().any(Group::named)
+    }
+
+    /// Returns whether the expression prunes the path find prints as `printed`.
+    fn prunes(&self, printed: &str, name: &str) -> bool {
+        !self.open
+            && self
+                .groups
+                .iter()
+                .any(|g| g.prune && g.named() && g.select(printed, name))
+    }
+
+    /// Returns whether the expression can select the path find prints as `printed`.
+    fn select(&self, printed: &str, name: &str) -> bool {
+        self.open
+            || self
+                .groups
+                .iter()
+                .any(|g| !g.prune && g.select(printed, name))
+    }
+}
+
+/// At most this many protected paths (and folders of them) are judged for one find.
+const MAX_CANDIDATES: usize = 16;
+
+impl Walker<'_> {
+    /// Judges what find's `-delete` and `-exec` do to the protected paths under its starting
+    /// points that its name tests can select (`find . -name settings.json -delete`): what
+    /// certainly reaches one is judged as done to it; what may (a negation, an alternative,
+    /// a regular expression) is asked when it would be held. Without a name test the
+    /// starting points' own judgement stands (the whole project is project work).
+    fn find_protected(&mut self, c: &Handled<'_, '_, '_>, starts: &[Word], tests: &Tests) {
+        if !tests.named() {
+            return;
+        }
+        let mut candidates: Vec<(String, std::path::PathBuf)> = Vec::new();
+        for st in starts.iter().filter(|w| w.literal) {
+            let tg = self.target(st);
+            let Some(base) = tg.path.clone() else {
+                continue;
+            };
+            if tg.protected || tg.holds_protected {
+                continue;
+            }
+            // What is not there is not found (one `stat` per protected path below).
+            for q in self.ctx.protected() {
+                let Ok(rel) = q.strip_prefix(&base) else {
+                    continue;
+                };
+                if !self.ctx.may_exist(q) {
+                    continue;
+                }
+                let mut a = base.clone();
+                let mut printed = st.text.trim_end_matches('/').to_owned();
+                for comp in rel.components() {
+                    a.push(comp);
+                    let name = comp.as_os_str().to_string_lossy();
+                    printed = format!("{printed}/{name}");
+                    if tests.prunes(&printed, &name) {
+                        break;
+                    }
+                    if tests.select(&printed, &name) && !candidates.iter().any(|(_, p)| *p == a) {
+                        candidates.push((printed.clone(), a.clone()));
+                    }
+                }
+            }
+        }
+        for (_, path) in candidates.into_iter().take(MAX_CANDIDATES) {
+            let shown = path.display().to_string();
+            if tests.deletes {
+                let tg = paths::target(Some(path.clone()), self.ctx);
+                if tests.open {
+                    let why = format!(
+                        "find -delete may select {} (its tests negate, combine or use a regular expression)",
+                        tg.shown()
+                    );
+                    self.found(
+                        c,
+                        Effect::NotUnderstood,
+                        "find-may-reach-settings",
+                        &why,
+                        "",
+                    );
+                } else {
+                    let effect = Effect::Delete {
+                        target: tg,
+                        recursive: true,
+                        note: None,
+                    };
+                    self.found(c, effect, "find-delete", "", "find -delete deletes");
+                }
+            }
+            for template in &tests.execs {
+                let cmd: Vec<Word> = template
+                    .iter()
+                    .map(|w| Word {
+                        text: w.text.replace("{}", &shown),
+                        ..w.clone()
+                    })
+                    .collect();
+                let mods = Mods {
+                    under_find: true,
+                    ..Mods::default()
+                };
+                if !tests.open {
+                    let _ = self.command(c.s, &cmd, c.depth, None, mods);
+                    continue;
+                }
+                let mut inner = Walker::new(self.ctx);
+                inner.cwd.clone_from(&self.cwd);
+                let _ = inner.command(c.s, &cmd, c.depth, None, mods);
+                let held = inner.out.into_classification();
+                if held.kind >= Kind::NotUnderstood {
+                    let why = format!(
+                        "find -exec may run on {shown} (its tests negate, combine or use a regular expression), where it {}",
+                        held.reason
+                    );
+                    self.found(
+                        c,
+                        Effect::NotUnderstood,
+                        "find-may-reach-settings",
+                        &why,
+                        "",
+                    );
+                }
+            }
+        }
     }
 }
 
