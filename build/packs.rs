@@ -241,7 +241,7 @@ impl Baker {
             None => "None".into(),
         };
         let sels: Vec<String> = [
-            &r.read, &r.write, &r.delete, &r.chmod, &r.wipe, &r.cd, &r.data, &r.text,
+            &r.read, &r.write, &r.delete, &r.chmod, &r.wipe, &r.cd, &r.data, &r.text, &r.env,
         ]
         .iter()
         .map(|s| match s {
@@ -279,7 +279,7 @@ impl Baker {
         let (id, explain) = (self.str_(&r.id), self.str_(&r.explain));
         let (safer, verb) = (self.opt_str(&r.safer), self.opt_str(&r.verb));
         format!(
-            "Rule {{ when: {when}, id: {id}, explain: {explain}, safer: {safer}, act: {}, read: {}, write: {}, delete: {}, chmod: {}, wipe: {}, verb: {verb}, recursive: {recursive}, note: {}, run: {run}, cd: {}, flow: {flow}, rewrites: {rewrites}, data: {}, text: {} }}",
+            "Rule {{ when: {when}, id: {id}, explain: {explain}, safer: {safer}, act: {}, read: {}, write: {}, delete: {}, chmod: {}, wipe: {}, verb: {verb}, recursive: {recursive}, note: {}, run: {run}, cd: {}, flow: {flow}, rewrites: {rewrites}, data: {}, text: {}, env: {} }}",
             opt(&r.act, |a| format!("Act::{a:?}")),
             sels[0],
             sels[1],
@@ -290,6 +290,7 @@ impl Baker {
             sels[5],
             sels[6],
             sels[7],
+            sels[8],
         )
     }
 
@@ -297,10 +298,11 @@ impl Baker {
         let value = match &c.value {
             None => "None".into(),
             Some(v) => format!(
-                "Some(ValueCond {{ option: {}, matches: {}, icase: {} }})",
+                "Some(ValueCond {{ option: {}, matches: {}, icase: {}, every: {} }})",
                 self.strs(&v.option),
                 self.strs(&v.matches),
-                v.icase
+                v.icase,
+                v.every
             ),
         };
         let any = self.list(Pool::Conds, &c.any, |b, c| b.cond(c));
@@ -347,9 +349,11 @@ impl Baker {
             sel(&r.code),
             sel(&r.sql),
         );
+        let (config, project_config, repository) =
+            (sel(&r.config), sel(&r.project_config), sel(&r.repository));
         let until = self.strs(&r.until);
         format!(
-            "Run {{ command: {command}, shell: {shell}, file: {file}, code: {code}, sql: {sql}, skip: {}, until: {until}, elevated: {}, input_args: {}, tasks: {} }}",
+            "Run {{ command: {command}, shell: {shell}, file: {file}, code: {code}, sql: {sql}, config: {config}, project_config: {project_config}, repository: {repository}, skip: {}, until: {until}, elevated: {}, input_args: {}, tasks: {} }}",
             r.skip,
             r.elevated,
             r.input_args,

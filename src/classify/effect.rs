@@ -44,6 +44,9 @@ pub(crate) enum Effect {
     Run(Code),
     /// It sends credentials off the machine.
     Exfiltrate,
+    /// It hands a variable that holds a secret (its name) to another program or system: a
+    /// container (`docker run -e GITHUB_TOKEN`), a service.
+    HandsSecret(String),
     /// It connects a shell to the network.
     ReverseShell,
     /// oath could not tell what runs.
@@ -276,6 +279,16 @@ pub(crate) enum Code {
     File(Target),
     /// A script file downloaded earlier on the line.
     DownloadedFile(Target),
+    /// A configuration file or folder (plugins, libraries) that can name commands the program
+    /// runs or code it loads: a kubeconfig's exec plugins, git's `core.fsmonitor`, a library
+    /// folder the dynamic loader searches first.
+    /// (The project's own, where the program reads such files from it anyway, and the
+    /// program's own places are not one: they are what it reads by itself.)
+    Config(Target),
+    /// The configuration of the repository in a folder (`.git/config`: hooks, fsmonitor,
+    /// pager, aliases), which only git and deliberate writes change. (The project's own is
+    /// not one.)
+    Repository(Target),
     /// A script file oath read: its commands are judged as if they were on the line.
     Read(Target),
     /// A script file oath could not read, and why.
@@ -357,10 +370,13 @@ impl fmt::Display for Effect {
                 Code::Piped => f.write_str("run(stdin)"),
                 Code::Computed => f.write_str("run(computed)"),
                 Code::File(t) | Code::DownloadedFile(t) => write!(f, "run({})", t.label()),
+                Code::Config(t) => write!(f, "load({})", t.label()),
+                Code::Repository(t) => write!(f, "load(repository {})", t.label()),
                 Code::Read(t) => write!(f, "run(read {})", t.label()),
                 Code::Unread(t, _) => write!(f, "run(unread {})", t.label()),
             },
             Effect::Exfiltrate => f.write_str("net(send secrets)"),
+            Effect::HandsSecret(v) => write!(f, "hands(secret ${v})"),
             Effect::ReverseShell => f.write_str("net(shell)"),
             Effect::NotUnderstood => f.write_str("not-understood"),
             Effect::Unexplained(words) => write!(f, "unexplained({})", words.join(", ")),

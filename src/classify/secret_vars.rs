@@ -177,9 +177,35 @@ pub(crate) fn secret_in(text: &str) -> Option<&str> {
         .find(|v| is_secret_variable(v))
 }
 
+/// Returns the secret variable a word hands to another program or system as `NAME=VALUE`
+/// or `NAME` (`docker run -e`): one its value expands, or, for a bare name, the variable of
+/// that name this shell passes on.
+pub(crate) fn handed(text: &str, literal: bool) -> Option<&str> {
+    if !literal {
+        return secret_in(text);
+    }
+    let name = text.split_once('=').map_or(text, |(n, _)| n);
+    (!text.contains('=') && is_secret_variable(name)).then_some(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn variables_handed_on_by_name_or_value() {
+        assert_eq!(handed("GITHUB_TOKEN", true), Some("GITHUB_TOKEN"));
+        assert_eq!(
+            handed("AWS_SECRET_ACCESS_KEY", true),
+            Some("AWS_SECRET_ACCESS_KEY")
+        );
+        assert_eq!(handed("X=$GITHUB_TOKEN", false), Some("GITHUB_TOKEN"));
+        assert_eq!(handed("T=${NPM_TOKEN}", false), Some("NPM_TOKEN"));
+        // A value written on the line is the person's to see; other names hold no secret.
+        assert_eq!(handed("GITHUB_TOKEN=abc", true), None);
+        assert_eq!(handed("DEBUG", true), None);
+        assert_eq!(handed("PATH=$PATH", false), None);
+    }
 
     #[test]
     fn names_that_hold_secrets() {

@@ -16,6 +16,7 @@ mod deadline;
 mod explain;
 mod export;
 mod faults;
+mod foreign_config;
 mod git_ignored;
 mod install;
 mod install_agents;

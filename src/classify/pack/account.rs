@@ -259,6 +259,9 @@ fn effect_sels(r: &Rule) -> impl Iterator<Item = &Sel> {
         run.and_then(|x| x.file.as_ref()),
         run.and_then(|x| x.code.as_ref()),
         run.and_then(|x| x.sql.as_ref()),
+        run.and_then(|x| x.config.as_ref()),
+        run.and_then(|x| x.project_config.as_ref()),
+        run.and_then(|x| x.repository.as_ref()),
     ]
     .into_iter()
     .flatten()
@@ -268,6 +271,7 @@ fn effect_sels(r: &Rule) -> impl Iterator<Item = &Sel> {
 fn data_sels(r: &Rule) -> impl Iterator<Item = &Sel> {
     [
         r.data.as_ref(),
+        r.env.as_ref(),
         r.rewrites.as_ref().and_then(|w| w.rev.as_ref()),
     ]
     .into_iter()

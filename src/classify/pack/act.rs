@@ -63,6 +63,11 @@ pub enum Act {
     /// Changes credentials, keys or secrets on the code host.
     #[serde(rename = "hosting.credentials")]
     HostingCredentials,
+    /// Sends a request of its own making that changes data through the code host's API (`gh
+    /// api -X PATCH`, a body, a GraphQL mutation): anything the token allows, from a
+    /// repository's visibility and collaborators to its webhooks and branches.
+    #[serde(rename = "hosting.api-write")]
+    HostingApiWrite,
     // Secrets.
     /// Prints credentials or secrets.
     #[serde(rename = "secrets.read")]
@@ -83,9 +88,13 @@ pub enum Act {
     /// Installs or removes the system's packages.
     #[serde(rename = "package.system")]
     PackageSystem,
-    /// Fetches and runs a registry package (`npx`).
+    /// Fetches a well-known tool from its registry and runs it (`uvx ruff`).
     #[serde(rename = "package.run")]
     PackageRun,
+    /// Fetches a package by name from a registry and runs it (`npx some-pkg`, `pnpm dlx`,
+    /// `go run mod@latest`): code nobody has read, chosen by a name.
+    #[serde(rename = "package.run-unknown")]
+    PackageRunUnknown,
     /// Publishes to a registry or changes a registry account.
     #[serde(rename = "registry.publish")]
     RegistryPublish,
@@ -307,6 +316,7 @@ pub const ACTS: &[(Act, &str)] = &[
     (Act::HostingChange, "hosting.change"),
     (Act::HostingDestroy, "hosting.destroy"),
     (Act::HostingCredentials, "hosting.credentials"),
+    (Act::HostingApiWrite, "hosting.api-write"),
     (Act::SecretsRead, "secrets.read"),
     (Act::SecretsChange, "secrets.change"),
     (Act::PackageRead, "package.read"),
@@ -314,6 +324,7 @@ pub const ACTS: &[(Act, &str)] = &[
     (Act::PackageGlobal, "package.global"),
     (Act::PackageSystem, "package.system"),
     (Act::PackageRun, "package.run"),
+    (Act::PackageRunUnknown, "package.run-unknown"),
     (Act::RegistryPublish, "registry.publish"),
     (Act::BuildRun, "build.run"),
     (Act::TestRun, "test.run"),

@@ -151,10 +151,11 @@ fn check_rule(r: &Rule, at: &str, valued: &[&str], out: &mut Vec<Problem>) {
         || r.run.is_some()
         || r.cd.is_some()
         || r.flow.is_some()
-        || r.rewrites.is_some();
+        || r.rewrites.is_some()
+        || r.env.is_some();
     if !has_effect {
         problem(
-            "a rule states at least one effect (act, read, write, delete, chmod, wipe, run, cd, flow or rewrites)",
+            "a rule states at least one effect (act, read, write, delete, chmod, wipe, run, cd, flow, rewrites or env)",
         );
     }
     if r.recursive.is_some() && r.delete.is_none() && r.chmod.is_none() {
@@ -164,13 +165,24 @@ fn check_rule(r: &Rule, at: &str, valued: &[&str], out: &mut Vec<Problem>) {
         problem("`verb` qualifies a path effect (read, write, delete, chmod, wipe)");
     }
     if let Some(run) = &r.run {
-        let kinds = [&run.command, &run.shell, &run.file, &run.code, &run.sql]
-            .iter()
-            .filter(|k| k.is_some())
-            .count()
+        let kinds = [
+            &run.command,
+            &run.shell,
+            &run.file,
+            &run.code,
+            &run.sql,
+            &run.config,
+            &run.project_config,
+            &run.repository,
+        ]
+        .iter()
+        .filter(|k| k.is_some())
+        .count()
             + usize::from(run.tasks.is_some());
         if kinds != 1 {
-            problem("`run` names exactly one of command, shell, file, code, sql or tasks");
+            problem(
+                "`run` names exactly one of command, shell, file, code, sql, config, project_config, repository or tasks",
+            );
         }
     }
     if let Some(c) = &r.when {

@@ -232,14 +232,19 @@ fn cond(c: &Cond, level: &View<'_>, facts: Facts<'_>) -> bool {
         return false;
     }
     if let Some(v) = &c.value {
-        let hit = sc.values(&v.option).any(|w| {
+        let hits = |w: &Word| {
             let text = if v.icase {
                 w.text.to_ascii_lowercase()
             } else {
                 w.text.clone()
             };
             v.matches.iter().any(|p| matches(p, &text))
-        });
+        };
+        let hit = if v.every {
+            sc.values(&v.option).next().is_some() && sc.values(&v.option).all(hits)
+        } else {
+            sc.values(&v.option).any(hits)
+        };
         if !hit {
             return false;
         }
@@ -459,6 +464,27 @@ programs:
                 "{value: {option: [-o], matches: [\"*.pem\"]}}",
                 "-o k.pem",
                 true,
+            ),
+            // `every`: each value matches (the last of repeated ones decides for the program).
+            (
+                "{value: {option: [-X], matches: [get], icase: true, every: true}}",
+                "-X GET -X get u",
+                true,
+            ),
+            (
+                "{value: {option: [-X], matches: [get], icase: true, every: true}}",
+                "-X GET -X PUT u",
+                false,
+            ),
+            (
+                "{value: {option: [-X], matches: [get], icase: true}}",
+                "-X GET -X PUT u",
+                true,
+            ),
+            (
+                "{value: {option: [-X], matches: [\"*\"], every: true}}",
+                "u",
+                false,
             ),
             ("{no_args: true}", "-v", true),
             ("{no_args: true}", "x", false),

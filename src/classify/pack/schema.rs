@@ -272,6 +272,11 @@ pub struct Rule {
     /// looked for in them.
     #[serde(default)]
     pub text: Option<Sel>,
+    /// These words hand variables to another program or system (`docker run -e NAME=VALUE`,
+    /// `-e NAME` passing this shell's own): a variable that holds a secret among them is sent
+    /// there. The words are data otherwise.
+    #[serde(default)]
+    pub env: Option<Sel>,
 }
 
 /// The version a command writes the working tree from.
@@ -432,6 +437,10 @@ pub struct ValueCond {
     /// Compare in lower case.
     #[serde(default)]
     pub icase: bool,
+    /// Every value of the options matches (a program that takes the last of repeated values,
+    /// `gh api -X GET -X PATCH`, is held to all of them), not only one.
+    #[serde(default)]
+    pub every: bool,
 }
 
 /// What flows between the commands of a pipeline.
@@ -603,6 +612,21 @@ pub struct Run {
     /// SQL`): judged by what they do, as a database client's are.
     #[serde(default)]
     pub sql: Option<Sel>,
+    /// A configuration file or folder it loads that can name commands it runs (a kubeconfig's
+    /// exec plugins, docker's credential helpers and CLI plugins): outside the places the
+    /// program reads by itself, oath cannot tell what runs.
+    #[serde(default)]
+    pub config: Option<Sel>,
+    /// Like `config`, for a file the program reads from the project anyway (`pytest -c`, `git
+    /// -C`, the working directory a task runner reads its recipes from): inside the project it
+    /// is the project's own, elsewhere oath cannot tell what runs.
+    #[serde(default)]
+    pub project_config: Option<Sel>,
+    /// A folder whose repository it works in, reading the repository's own configuration
+    /// (`.git/config`, which names programs git runs and which only git and deliberate
+    /// writes change): judged by who can write there.
+    #[serde(default)]
+    pub repository: Option<Sel>,
     /// The command is skipped this many words in (`timeout 5 CMD`, `flock FILE CMD`).
     #[serde(default)]
     pub skip: u8,

@@ -2,11 +2,16 @@
 //! interpreter code and PowerShell text by what their words say.
 
 use super::super::effect::{Code, CodeDoes};
+use std::path::Path;
+
+use super::super::paths::{Target, Zone};
 use super::super::rule::Finding;
 use super::super::{Domain, Kind, Risk};
 
 pub(super) fn run(code: &Code, verb: &str) -> Finding {
     match code {
+        Code::Config(t) => config(t, verb),
+        Code::Repository(t) => repository(t, verb),
         Code::Downloaded => run_downloaded(&format!("{verb} downloaded code")),
         Code::DownloadedFile(t) => run_downloaded(&format!(
             "{verb} {}, downloaded earlier on this line",
@@ -84,6 +89,110 @@ pub(super) fn run(code: &Code, verb: &str) -> Finding {
             }
         }
     }
+}
+
+/// The finding for a configuration, plugin or library folder a program loads, which can name
+/// commands it runs, outside the places it reads by itself: the system's (written with root's
+/// rights) are the machine's own; anywhere else is a file nobody vetted.
+fn config(t: &Target, verb: &str) -> Finding {
+    let shown = t.shown();
+    if t.path.is_none() {
+        return Finding::new(
+            Domain::ShellExec,
+            Risk::High,
+            "config-computed",
+            format!(
+                "{verb} configuration, plugins or libraries from a place computed at run time, which can name commands it runs: oath cannot tell what runs"
+            ),
+        )
+        .kind(Kind::NotUnderstood);
+    }
+    if t.protected {
+        return Finding::new(
+            Domain::Global,
+            Risk::High,
+            "oath-cli",
+            format!("{verb} oath's own files as its configuration"),
+        )
+        .kind(Kind::Irreversible);
+    }
+    let none = t.zone == Zone::Harmless && t.path.as_deref() == Some(Path::new("/dev/null"));
+    if none || t.zone == Zone::System && !user_writable_system(t) {
+        return Finding::new(
+            Domain::ShellExec,
+            Risk::Low,
+            "config-system",
+            format!("{verb} configuration or libraries from {shown}, the system's own"),
+        );
+    }
+    Finding::new(
+        Domain::ShellExec,
+        Risk::High,
+        "config-foreign",
+        format!(
+            "{verb} configuration, plugins or libraries from {shown}, which can name commands it runs: nothing says what is there, so oath cannot tell what runs"
+        ),
+    )
+    .kind(Kind::NotUnderstood)
+    .alt("use the program's own configuration, or read the file first")
+}
+
+/// The finding for working in a repository outside the project: its configuration names
+/// programs git runs (`core.fsmonitor`, the pager, aliases, hooks). Only git and deliberate
+/// writes change it, so it is the user's where writing needs a person (the home, the system);
+/// a temporary folder, which the agent writes freely, or a place computed at run time may
+/// hold any.
+fn repository(t: &Target, verb: &str) -> Finding {
+    let shown = t.shown();
+    let open = t.path.is_none()
+        || matches!(
+            t.zone,
+            Zone::Temp | Zone::OtherHome | Zone::Device | Zone::Harmless | Zone::Network
+        )
+        || t.zone == Zone::System && user_writable_system(t);
+    if !open {
+        return Finding::new(
+            Domain::GitRead,
+            Risk::Low,
+            "repository-kept",
+            format!(
+                "{verb} the configuration of the repository in {shown}, which only git and asked writes change"
+            ),
+        );
+    }
+    let place = if t.path.is_none() {
+        "a folder computed at run time".to_owned()
+    } else {
+        format!("{shown}, a folder written without asking")
+    };
+    Finding::new(
+        Domain::ShellExec,
+        Risk::High,
+        "repository-foreign",
+        format!(
+            "{verb} the configuration of the repository in {place}: its fsmonitor, pager, aliases or hooks can run anything, so oath cannot tell what runs"
+        ),
+    )
+    .kind(Kind::NotUnderstood)
+    .alt("run git on the project's own repository, or look at that repository's .git/config first")
+}
+
+/// Returns whether a path in a system folder is one the user (or another process) writes
+/// without root: runtime folders, process files and descriptors, macOS's per-user
+/// temporary folders.
+fn user_writable_system(t: &Target) -> bool {
+    t.path.as_deref().is_some_and(|p| {
+        [
+            "/proc",
+            "/run",
+            "/var/run",
+            "/var/folders",
+            "/private",
+            "/sys",
+        ]
+        .iter()
+        .any(|d| p.starts_with(d))
+    })
 }
 
 /// The finding for running code nobody has read.

@@ -130,6 +130,17 @@ pub(crate) fn finding(effect: &Effect, said: Said<'_>, ctx: &Context) -> Finding
             "exfiltration",
             said.explain,
         ),
+        Effect::HandsSecret(v) => Finding::new(
+            Domain::ShellExec,
+            Risk::High,
+            "hands-secret",
+            format!(
+                "{}: it hands ${v}, a variable that holds a secret, to what it runs: whatever runs there has the secret",
+                said.explain
+            ),
+        )
+        .kind(Kind::Irreversible)
+        .alt("pass only the variables the program needs, without secrets, or use the tool's own secret store"),
         Effect::ReverseShell => Finding::new(
             Domain::Network,
             Risk::Critical,
@@ -190,11 +201,13 @@ pub(crate) fn act(a: Act) -> (Domain, Risk, Kind) {
         VcsRemoteDestroy | VcsRemoteSend => (D::GitRemote, R::High, Irr),
         HostingRead => (D::GitRemote, R::Low, Rev),
         HostingChange => (D::GitRemote, R::Medium, Rev),
-        HostingDestroy | HostingCredentials => (D::GitRemote, R::High, Irr),
+        HostingDestroy | HostingCredentials | HostingApiWrite => (D::GitRemote, R::High, Irr),
         SecretsRead => (D::FileRead, R::High, Irr),
         SecretsChange => (D::Remote, R::High, Irr),
         PackageRead => (D::Package, R::Low, Rev),
         PackageInstall | PackageRun => (D::Package, R::Medium, Rev),
+        // Code nobody has read, fetched at run time by a name: what it does is not known.
+        PackageRunUnknown => (D::Package, R::High, Nu),
         PackageGlobal | PackageSystem => (D::Package, R::High, Irr),
         RegistryPublish => (D::Publish, R::High, Irr),
         BuildRun | ScriptRun | ToolRun => (D::Build, R::Medium, Rev),

@@ -465,6 +465,13 @@ impl Walker<'_> {
                 push(self, Effect::Wipe(tg), "wipes");
             }
         }
+        if let Some(sel) = &rule.env {
+            for w in pack::select(sel, level).into_iter().flatten() {
+                if let Some(v) = super::super::secret_vars::handed(&w.text, w.literal) {
+                    push(self, Effect::HandsSecret(v.to_owned()), "");
+                }
+            }
+        }
         if let Some(a) = rule.act {
             if a == Act::SecretsRead {
                 leaf.produces.secret = true;
@@ -581,6 +588,36 @@ impl Walker<'_> {
         if let Some(sel) = &run.code {
             for w in pack::select(sel, level).into_iter().flatten() {
                 self.code(s, &w, lang, depth);
+            }
+        }
+        // A configuration the program reads from the project anyway is its own: only one
+        // elsewhere is a file it loads.
+        let loads = [
+            (&run.config, false, false),
+            (&run.project_config, true, false),
+            (&run.repository, true, true),
+        ];
+        for (sel, project, repository) in loads {
+            let Some(sel) = sel else { continue };
+            let verb = format!("{} loads", place.name);
+            for w in pack::select(sel, level) {
+                let target = self.real_target(match &w {
+                    Some(w) => self.target(w),
+                    None => self.cwd_target(),
+                });
+                if project && target.in_project() {
+                    continue;
+                }
+                let code = if repository {
+                    Code::Repository(target)
+                } else {
+                    Code::Config(target)
+                };
+                let mut f = self.own(&Effect::Run(code), "", "", &verb);
+                if self.ctx.details() {
+                    f.source = Some(source.to_owned());
+                }
+                self.push(&s.text, f);
             }
         }
         if let Some(sel) = &run.sql {

@@ -3,7 +3,7 @@
 //! ([`super::super::sql::judge_as`], in the client's language); statements piped in from
 //! another program or a file are statements oath does not read; without any, a session.
 
-use super::super::effect::Effect;
+use super::super::effect::{Code, Effect};
 use super::super::pack::schema::Act;
 use super::super::sql::{self, Lang, Sql};
 use super::Walker;
@@ -155,6 +155,40 @@ impl Walker<'_> {
                 ),
                 "",
             );
+        }
+        // mongosh runs the `.js` files named after its options, and those of `--file`.
+        if matches!(name, "mongo" | "mongosh") {
+            let sc = &c.level.own.scan;
+            let files = sc
+                .pos
+                .iter()
+                .copied()
+                .filter(|w| !w.literal || w.text.ends_with(".js"))
+                .chain(sc.values(&["-f", "--file"]));
+            for w in files.cloned().collect::<Vec<_>>() {
+                let f = self.run_file(&w, &format!("{name} runs"));
+                self.push(&c.s.text, f);
+            }
+        }
+        // An option file names the client's pager and the statements it runs on connecting.
+        if matches!(name, "mysql" | "mariadb") {
+            let files: Vec<_> = c
+                .level
+                .own
+                .scan
+                .values(&["--defaults-file", "--defaults-extra-file"])
+                .cloned()
+                .collect();
+            for w in files {
+                let t = self.target(&w);
+                self.found(
+                    c,
+                    Effect::Run(Code::Config(t)),
+                    "run",
+                    "",
+                    &format!("{name} loads"),
+                );
+            }
         }
         let judged = texts
             .iter()

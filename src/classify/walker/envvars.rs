@@ -5,7 +5,7 @@
 use crate::shell::{Simple, Word};
 
 use super::super::effect::{Code, Effect};
-use super::super::pack::schema::Act;
+use super::super::pack::schema::{Act, PathNote};
 use super::Walker;
 
 /// Variables whose value is a command some program runs (with arguments appended).
@@ -31,6 +31,10 @@ const COMMANDS: &[&str] = &[
     "RSYNC_RSH",
     "CVS_RSH",
 ];
+
+/// Prompt strings: the shell expands them each time it prompts (PS4: for each traced command
+/// of `bash -x`), command substitutions included.
+const PROMPTS: &[&str] = &["PS0", "PS1", "PS2", "PS3", "PS4"];
 
 /// Values of those variables that run nothing of note.
 const HARMLESS_COMMANDS: &[&str] = &[
@@ -64,7 +68,8 @@ const FILES: &[&str] = &[
     "PYTHONSTARTUP",
 ];
 
-/// Variables that load libraries or code into every program started.
+/// Variables that load libraries or code into every program started
+/// (pytest's plugins by module name, vim's start-up commands).
 const LOADS_CODE: &[&str] = &[
     "LD_PRELOAD",
     "LD_AUDIT",
@@ -72,6 +77,11 @@ const LOADS_CODE: &[&str] = &[
     "GIT_EXEC_PATH",
     "ZDOTDIR",
     "GIT_TEMPLATE_DIR",
+    "PYTEST_PLUGINS",
+    "VIMINIT",
+    "GVIMINIT",
+    "EXINIT",
+    "PERL5DB",
 ];
 
 /// Variables that set git configuration (which can name programs git runs) or point git at
@@ -290,6 +300,14 @@ impl Walker<'_> {
                 );
                 self.push(&s.text, f);
             }
+        } else if PROMPTS.contains(&name) {
+            if v.contains("$(") || v.contains('`') {
+                // Judged as the shell expands it: in double quotes.
+                let quoted = v.replace('\\', "\\\\").replace('"', "\\\"");
+                self.line(&format!(": \"{quoted}\""), depth + 1);
+            }
+        } else if super::envconfig::is_config_variable(name) {
+            self.config_variable(s, name, value, depth);
         } else if let Some(why) = redirects(name, value) {
             let f = self.own(
                 &Effect::NotUnderstood,
@@ -325,6 +343,16 @@ impl Walker<'_> {
             );
             let f = self.own(&Effect::Act(Act::VcsConfigure), "git-config-env", &why, "");
             self.push(&s.text, f);
+        } else if matches!(name, "CARGO_TARGET_DIR" | "CARGO_BUILD_TARGET_DIR") && !v.is_empty() {
+            // cargo builds into that folder, and `cargo clean` deletes it.
+            let t = self.target(value);
+            let f = self.own(
+                &Effect::Write(t, Some(PathNote::CreatesDirectory)),
+                "cargo-target-dir",
+                "",
+                &format!("{name} makes cargo build into (and cargo clean delete)"),
+            );
+            self.push(&s.text, f);
         } else if name.starts_with("GIT_TRACE") && v.contains('/') {
             let t = self.target(value);
             let f = self.own(
@@ -350,6 +378,25 @@ impl Walker<'_> {
     /// Judges `NAME=value` words (of `env`, `export`, `declare -x`).
     pub(super) fn assignment_words(&mut self, s: &Simple, words: &[Word], depth: usize) {
         for w in words {
+            // `BASH_FUNC_ls%%=() { …; }`: bash defines the function `ls` from it (and runs
+            // its body wherever the program it starts calls `ls`).
+            if let Some((name, value)) = w.text.split_once('=')
+                && name.starts_with("BASH_FUNC_")
+            {
+                if w.literal {
+                    let body = value.trim_start().strip_prefix("()").unwrap_or(value);
+                    self.line(body, depth + 1);
+                } else {
+                    let f = self.own(
+                        &Effect::Run(Code::Computed),
+                        "run",
+                        "",
+                        &format!("{name} defines a shell function computed at run time, which"),
+                    );
+                    self.push(&s.text, f);
+                }
+                continue;
+            }
             if let Some((name, value)) = w.text.split_once('=')
                 && !name.is_empty()
                 && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())

@@ -8,6 +8,7 @@
 mod apply;
 mod archives;
 mod databases;
+mod envconfig;
 mod envvars;
 mod files;
 mod gaps;
