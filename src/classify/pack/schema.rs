@@ -369,6 +369,11 @@ pub enum PathNote {
     /// It takes away what git does not track there, ignored files too (`git stash -a`,
     /// `git clean -x`).
     UntrackedIgnored,
+    /// It reads every file in the trees of the paths, hidden ones included, and prints
+    /// what it finds (`grep -r`): only a tree holding credentials is said, as a read of them.
+    Searches,
+    /// [`PathNote::Searches`], skipping hidden files and folders (`rg` without `--hidden`).
+    SearchesVisible,
 }
 
 /// Conditions, all of which must hold.

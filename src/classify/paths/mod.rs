@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use super::Context;
 
 pub(crate) use credentials::{
-    as_link_to, as_pattern, credential_name, link_to_credential, tainted_by, through_read_links,
-    touches,
+    as_holding, as_link_to, as_pattern, credential_name, link_to_credential, tainted_by,
+    through_read_links, touches, tree_credentials,
 };
 use credentials::{credential_place, taint_note};
 pub(crate) use lexical::{absolute, normalize};
@@ -389,7 +389,7 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
     // A copy of credentials the session made (or this line makes) is one too, and so is
     // what lies inside a copied folder.
     let taint = ctx.tainted().iter().find(|t| is_under(pb, bytes(&t.path)));
-    let credential = credential_name(&name) || credential_place(pb, &name) || taint.is_some();
+    let credential = credential_name(&name) || credential_place(pb, &name, home) || taint.is_some();
     let shell_rc = SHELL_RC.contains(&&*name)
         && (parent(pb) == Some(home)
             || is_under(pb, b"/etc")

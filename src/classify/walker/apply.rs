@@ -322,12 +322,33 @@ impl Walker<'_> {
             );
         }
         if let Some(sel) = &rule.read {
-            let targets = self.targets(sel, level);
-            let verb = verb_of("reads");
-            let before = self.out.items.len();
-            self.read_paths(t, &targets, &verb, leaf);
-            if details && let Some((_, f)) = self.out.items.get_mut(before) {
-                f.source = Some(source.clone());
+            let mut targets = self.targets(sel, level);
+            if let Some(note @ (PathNote::Searches | PathNote::SearchesVisible)) = rule.note {
+                // A search through whole trees (the working directory without a path): only
+                // a tree holding credentials is said, as a read of them.
+                if targets.is_empty() {
+                    targets.push(self.cwd_target());
+                }
+                let hidden = note == PathNote::Searches;
+                targets = targets
+                    .into_iter()
+                    .filter_map(|tg| {
+                        let place = super::super::paths::tree_credentials(&tg, hidden, self.ctx)?;
+                        Some(super::super::paths::as_holding(tg, &place))
+                    })
+                    .collect();
+            }
+            let searches = matches!(
+                rule.note,
+                Some(PathNote::Searches | PathNote::SearchesVisible)
+            );
+            if !(searches && targets.is_empty()) {
+                let verb = verb_of("reads");
+                let before = self.out.items.len();
+                self.read_paths(t, &targets, &verb, leaf);
+                if details && let Some((_, f)) = self.out.items.get_mut(before) {
+                    f.source = Some(source.clone());
+                }
             }
         }
         // A rule whose path selection found nothing: said, with what it would have done.

@@ -69,7 +69,20 @@ pub(super) fn resolve_word(w: &Word, cwd: Option<&Path>, ctx: &Context) -> Targe
             || !w.subs.is_empty()
             || w.text.starts_with('{'))
     {
-        return paths::target(None, ctx);
+        // Computed, but shaped like credentials whatever the computed parts turn out to be
+        // (`/proc/$$/environ`, `/proc/$(pgrep node)/environ`, `~/.aws/$F`): those.
+        let unknown = paths::target(None, ctx);
+        return match computed_shape(&w.text, ctx) {
+            Some(shape) => {
+                let matched = paths::target(paths::resolve(&shape, false, cwd, ctx), ctx);
+                if matched.credential {
+                    paths::as_pattern(unknown, &matched)
+                } else {
+                    unknown
+                }
+            }
+            None => unknown,
+        };
     }
     let t = paths::target(paths::resolve(&w.text, !w.literal, cwd, ctx), ctx);
     if w.literal || t.credential {
@@ -85,6 +98,74 @@ pub(super) fn resolve_word(w: &Word, cwd: Option<&Path>, ctx: &Context) -> Targe
     } else {
         t
     }
+}
+
+/// Returns the text of a computed word with each part computed at run time (`$X`, `${X}`,
+/// `$$`, `$(…)`, `` `…` ``) replaced by `*`, and `$HOME` by the home the context knows: the
+/// shape of every path it can turn out to be. None when a part does not end.
+fn computed_shape(text: &str, ctx: &Context) -> Option<String> {
+    let home = ctx.home().and_then(Path::to_str);
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut last = 0;
+    while i < b.len() {
+        let start = i;
+        let end = match b[i] {
+            b'`' => i + 1 + text[i + 1..].find('`')? + 1,
+            b'$' if b.get(i + 1) == Some(&b'(') => {
+                let mut level = 0usize;
+                let mut j = i + 1;
+                loop {
+                    match b.get(j)? {
+                        // Quoted text inside is skipped (`$(pgrep -f 'a)')`).
+                        q @ (b'\'' | b'"') => j += text[j + 1..].find(char::from(*q))? + 1,
+                        b'(' => level += 1,
+                        b')' => {
+                            level -= 1;
+                            if level == 0 {
+                                break j + 1;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+            }
+            b'$' if b.get(i + 1) == Some(&b'{') => i + 1 + text[i + 1..].find('}')? + 1,
+            b'$' => {
+                let rest = &b[i + 1..];
+                let n = rest
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                    .count();
+                if n > 0 {
+                    i + 1 + n
+                } else if rest
+                    .first()
+                    .is_some_and(|c| b"$!?#@*-0123456789".contains(c))
+                {
+                    i + 2
+                } else {
+                    i + 1
+                }
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push_str(&text[last..start]);
+        let part = &text[start..end];
+        match home {
+            Some(h) if matches!(part, "$HOME" | "${HOME}") => out.push_str(h),
+            _ => out.push('*'),
+        }
+        i = end;
+        last = end;
+    }
+    out.push_str(&text[last..]);
+    Some(out)
 }
 
 /// Returns a command's text for messages: its first 120 characters, in backquotes.
@@ -656,6 +737,41 @@ mod tests {
                 want.map(str::to_owned),
                 "{text}"
             );
+        }
+    }
+
+    #[test]
+    fn computed_words_shaped_like_credentials_hold_them() {
+        let ctx = ctx();
+        for (text, shape) in [
+            ("/proc/$$/environ", Some("/proc/*/environ")),
+            ("/proc/$PPID/environ", Some("/proc/*/environ")),
+            ("/proc/${PID}/environ", Some("/proc/*/environ")),
+            ("/proc/$(pgrep -f 'a)b')/environ", Some("/proc/*/environ")),
+            ("/proc/`pgrep node`/environ", Some("/proc/*/environ")),
+            ("$HOME/.aws/$F", Some("/home/dev/.aws/*")),
+            ("$X", Some("*")),
+            ("/proc/$(x/environ", None),
+        ] {
+            assert_eq!(computed_shape(text, &ctx).as_deref(), shape, "{text}");
+        }
+        for (text, credential) in [
+            ("/proc/$$/environ", true),
+            ("/proc/$(pgrep claude)/environ", true),
+            ("$HOME/.aws/$F", true),
+            ("$DIR/.ssh/id_ed25519", true),
+            ("/proc/$$/status", false),
+            ("$OUT/report.txt", false),
+            ("$X", false),
+        ] {
+            let w = Word {
+                text: text.into(),
+                literal: false,
+                ..Word::default()
+            };
+            let t = resolve_word(&w, Some(ctx.cwd()), &ctx);
+            assert_eq!(t.credential, credential, "{text}");
+            assert!(t.path.is_none(), "{text} stays computed");
         }
     }
 

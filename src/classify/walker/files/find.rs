@@ -257,8 +257,11 @@ impl Walker<'_> {
             }
             i += 1;
         }
-        // `-files0-from FILE`: the starting points are the names in FILE, read at run time.
+        // `-files0-from FILE`: the starting points are the names in FILE, read at run time
+        // (and printed where they are no file: its content).
         if let Some(f) = &listed_from {
+            let tg = self.target(f);
+            self.found(c, Effect::Read(tg), "read", "", "find reads the names in");
             starts = vec![Word {
                 text: format!("$(cat {})", f.text),
                 literal: false,
