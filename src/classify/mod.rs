@@ -603,6 +603,8 @@ pub struct Context {
     files: Option<scripts::FilesRef>,
     /// The protected paths with their links followed (computed when first needed).
     protected_real: std::sync::OnceLock<Vec<PathBuf>>,
+    /// `cd` searches the folders of `CDPATH` (set in the environment the shell inherits).
+    cd_path: bool,
     details: bool,
     /// Copies of credentials the session made earlier (or the line makes).
     tainted: Vec<Taint>,
@@ -637,6 +639,7 @@ impl Context {
             links: None,
             files: None,
             protected_real: std::sync::OnceLock::new(),
+            cd_path: false,
             details: false,
             tainted: Vec::new(),
         }
@@ -700,6 +703,17 @@ impl Context {
     /// [`scripts::Files`] oracle.
     pub(crate) fn read_file(&self, path: &Path, limit: usize) -> Option<scripts::FileText> {
         self.files.as_ref().map(|f| f.0.read(path, limit))
+    }
+
+    /// Returns the context for a shell whose `cd` searches the folders of `CDPATH` (set in
+    /// its environment): `cd NAME` may lead to any of them.
+    pub fn with_cd_path(self, cd_path: bool) -> Self {
+        Self { cd_path, ..self }
+    }
+
+    /// Returns whether `cd` searches the folders of `CDPATH`.
+    pub(crate) fn cd_path(&self) -> bool {
+        self.cd_path
     }
 
     /// Returns where `path` really leads, when a link in it leads elsewhere.

@@ -647,6 +647,10 @@ pub struct Run {
     /// The project's task file whose tasks it runs: what they run is read and judged.
     #[serde(default)]
     pub tasks: Option<Tasks>,
+    /// What it runs runs in the folder this word names (`tmux new -c DIR CMD`): the
+    /// command's relative paths are judged from there.
+    #[serde(default)]
+    pub cwd: Option<Sel>,
 }
 
 /// A kind of task file (see [`Run::tasks`]).

@@ -240,6 +240,7 @@ impl Walker<'_> {
         }
         let mut inner = Walker::new(self.ctx);
         inner.cwd.clone_from(&self.cwd);
+        inner.cd_searches = self.cd_searches;
         inner.line(text, depth + 1);
         let c = inner.out.into_classification();
         let real = c.parts.iter().any(|p| {

@@ -8,6 +8,7 @@
 mod apply;
 mod archives;
 mod databases;
+mod env_args;
 mod envconfig;
 mod envvars;
 mod files;
@@ -163,6 +164,9 @@ pub(crate) struct Walker<'a> {
     scripts: Vec<(PathBuf, String)>,
     /// Script files read for this call, and their bytes.
     scripts_read: (usize, usize),
+    /// `cd NAME` searches folders oath does not know (`CDPATH` set in the environment or on
+    /// the line, bash's `cdable_vars`).
+    pub(crate) cd_searches: bool,
     /// Paths already looked up for a link to credentials, and where it leads.
     links_seen: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<String>>>,
     /// The paths the walker read a word as (an effect judged it, a handler looked at it, the
@@ -233,6 +237,7 @@ impl<'a> Walker<'a> {
             scripts_read: (0, 0),
             links_seen: std::cell::RefCell::new(std::collections::HashMap::new()),
             judged: std::cell::RefCell::new(Vec::new()),
+            cd_searches: ctx.cd_path(),
         }
     }
 
@@ -336,6 +341,12 @@ impl<'a> Walker<'a> {
             self.judged.borrow_mut().push(p.clone());
         }
         t
+    }
+
+    /// Returns the folder a word names as a command goes into it (`cd`, `env -C`); None
+    /// when computed.
+    pub(crate) fn folder(&self, w: &Word) -> Option<PathBuf> {
+        self.target(w).path
     }
 
     /// Returns the working directory as a target.
@@ -549,6 +560,10 @@ impl<'a> Walker<'a> {
             "set" | "export" | "declare" | "typeset" | "local" | "readonly"
         ) {
             self.printed_variables(s, name, &argv[1..]);
+        }
+        // bash's `cdable_vars`: `cd NAME` goes to the folder a variable of that name holds.
+        if name == "shopt" && argv[1..].iter().any(|w| w.text.contains("cdable_vars")) {
+            self.cd_searches = true;
         }
         let both = super::pack::lookup_both(self.ctx.user_packs(), name);
         match (both.builtin, both.user) {
