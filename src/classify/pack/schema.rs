@@ -374,6 +374,12 @@ pub enum PathNote {
     Searches,
     /// [`PathNote::Searches`], skipping hidden files and folders (`rg` without `--hidden`).
     SearchesVisible,
+    /// It makes a link at the path: the link itself is written, not what it will lead to
+    /// (the folders on the way are followed).
+    MakesLink,
+    /// [`PathNote::MakesLink`], replacing what is at the path (`ln -f`): judged as an
+    /// overwrite of it.
+    ReplacesWithLink,
 }
 
 /// Conditions, all of which must hold.

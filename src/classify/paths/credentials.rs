@@ -405,7 +405,7 @@ pub(super) fn taint_note(t: &Taint, pb: &[u8]) -> String {
 /// Returns where a path leads, as messages show it, when a symbolic link in it leads to
 /// credentials (`ln -s ~/.ssh/id_rsa k.txt`: `k.txt` leads to `~/.ssh/id_rsa`). Costs one
 /// look at the file system through the context's [`super::Links`] (none without one).
-pub(crate) fn link_to_credential(p: &Path, ctx: &Context) -> Option<String> {
+fn link_to_credential(p: &Path, ctx: &Context) -> Option<String> {
     let real = ctx.real_path(p)?;
     let r = target(Some(real), ctx);
     r.credential.then_some(r.shown)

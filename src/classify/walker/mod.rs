@@ -14,6 +14,7 @@ mod envvars;
 mod files;
 mod gaps;
 mod interpreters;
+mod links;
 mod net;
 mod patch;
 mod printing;
@@ -44,6 +45,16 @@ pub(crate) fn classify_command(cmd: &str, ctx: &Context) -> Classification {
         w.out.push(cmd, harmless("empty", "nothing to run", ctx));
     }
     w.out.into_classification()
+}
+
+/// Returns whether a word names a folder to go into, whatever the command does with it: a
+/// trailing `/` or `/.` (`rm -rf link/` empties the folder a link names), or a pattern,
+/// judged by the folder it lists (`link/*`).
+fn goes_into(w: &Word) -> bool {
+    let t = w.text.as_str();
+    t.ends_with('/') && t.len() > 1
+        || t.ends_with("/.")
+        || !w.literal && t.contains(['*', '?', '['])
 }
 
 /// Returns the finding for what runs nothing (an empty line, assignments only), as the
@@ -167,8 +178,8 @@ pub(crate) struct Walker<'a> {
     /// `cd NAME` searches folders oath does not know (`CDPATH` set in the environment or on
     /// the line, bash's `cdable_vars`).
     pub(crate) cd_searches: bool,
-    /// Paths already looked up for a link to credentials, and where it leads.
-    links_seen: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<String>>>,
+    /// Paths already looked up for links, and where they lead when elsewhere.
+    links_seen: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<PathBuf>>>,
     /// The paths the walker read a word as (an effect judged it, a handler looked at it, the
     /// working directory moved there), for the net over a handler's words that name a
     /// protected path ([`gaps`]).
@@ -336,17 +347,19 @@ impl<'a> Walker<'a> {
     /// variables are computed); a copy of credentials made on the line, or a link to them,
     /// holds credentials.
     pub(crate) fn target(&self, w: &Word) -> Target {
-        let t = self.marked(taint::resolve_word(w, self.cwd.as_deref(), self.ctx));
+        let t = taint::resolve_word(w, self.cwd.as_deref(), self.ctx);
+        let t = self.marked(t, goes_into(w));
         if let Some(p) = &t.path {
             self.judged.borrow_mut().push(p.clone());
         }
         t
     }
 
-    /// Returns the folder a word names as a command goes into it (`cd`, `env -C`); None
-    /// when computed.
+    /// Returns the folder a word names as a command goes into it (`cd`, `env -C`): links
+    /// followed, the last name's too; None when computed.
     pub(crate) fn folder(&self, w: &Word) -> Option<PathBuf> {
-        self.target(w).path
+        let t = taint::resolve_word(w, self.cwd.as_deref(), self.ctx);
+        self.marked(t, true).path
     }
 
     /// Returns the working directory as a target.
