@@ -205,7 +205,7 @@ impl Walker<'_> {
         if matches!(name, "sqlite3" | "duckdb")
             && let Some(db) = c.level.own.scan.pos.first()
         {
-            let tg = self.target(db);
+            let tg = self.resolved(db);
             if tg.credential {
                 self.found(c, Effect::Read(tg), "read", "", "opens the database");
             }

@@ -361,7 +361,11 @@ mod on_disk {
             ("/home/dev", "/data/home/dev"),
             ("/data/home/dev/project/out", "/data/home/dev/project/build"),
         ]);
-        for cmd in ["echo x >> src/a.rs", "cat README.md", "cd src && touch a.rs"] {
+        for cmd in [
+            "echo x >> src/a.rs",
+            "cat README.md",
+            "cd src && touch a.rs",
+        ] {
             let c = bash(cmd, &ctx);
             assert_eq!(c.kind, Kind::Reversible, "{cmd}: {}", c.reason);
         }

@@ -347,19 +347,29 @@ impl<'a> Walker<'a> {
     /// variables are computed); a copy of credentials made on the line, or a link to them,
     /// holds credentials.
     pub(crate) fn target(&self, w: &Word) -> Target {
-        let t = taint::resolve_word(w, self.cwd.as_deref(), self.ctx);
-        let t = self.marked(t, goes_into(w));
+        let t = self.resolved(w);
         if let Some(p) = &t.path {
             self.judged.borrow_mut().push(p.clone());
         }
         t
     }
 
+    /// Resolves a word as [`Self::target`] does, without taking the word as read (a handler
+    /// only looking whether it names credentials).
+    pub(crate) fn resolved(&self, w: &Word) -> Target {
+        let t = taint::resolve_word(w, self.cwd.as_deref(), self.ctx);
+        self.marked(t, goes_into(w))
+    }
+
     /// Returns the folder a word names as a command goes into it (`cd`, `env -C`): links
     /// followed, the last name's too; None when computed.
     pub(crate) fn folder(&self, w: &Word) -> Option<PathBuf> {
         let t = taint::resolve_word(w, self.cwd.as_deref(), self.ctx);
-        self.marked(t, true).path
+        let p = self.marked(t, true).path;
+        if let Some(p) = &p {
+            self.judged.borrow_mut().push(p.clone());
+        }
+        p
     }
 
     /// Returns the working directory as a target.
