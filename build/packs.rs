@@ -342,18 +342,19 @@ impl Baker {
             Some(s) => format!("Some({})", self.sel(s)),
             None => "None".into(),
         };
-        let (command, shell, file, code, sql) = (
+        let (command, shell, file, code, sql, cwd) = (
             sel(&r.command),
             sel(&r.shell),
             sel(&r.file),
             sel(&r.code),
             sel(&r.sql),
+            sel(&r.cwd),
         );
         let (config, project_config, repository) =
             (sel(&r.config), sel(&r.project_config), sel(&r.repository));
         let until = self.strs(&r.until);
         format!(
-            "Run {{ command: {command}, shell: {shell}, file: {file}, code: {code}, sql: {sql}, config: {config}, project_config: {project_config}, repository: {repository}, skip: {}, until: {until}, elevated: {}, input_args: {}, tasks: {} }}",
+            "Run {{ command: {command}, shell: {shell}, file: {file}, code: {code}, sql: {sql}, config: {config}, project_config: {project_config}, repository: {repository}, skip: {}, until: {until}, elevated: {}, input_args: {}, tasks: {}, cwd: {cwd} }}",
             r.skip,
             r.elevated,
             r.input_args,

@@ -32,6 +32,9 @@ pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
 pub const HOME: &str = "HOME";
 /// Disables colour in human output.
 pub const NO_COLOR: &str = "NO_COLOR";
+/// The folders bash's `cd` searches (read by the hook: where `cd NAME` leads is unknown
+/// when set).
+pub const CDPATH: &str = "CDPATH";
 
 /// The OpenTelemetry exporter's variables `oath export otlp` reads (never the hook).
 pub mod otel {
@@ -145,6 +148,10 @@ pub const ALL: &[(&str, &str)] = &[
     (XDG_CONFIG_HOME, "XDG config base dir"),
     (HOME, "home directory"),
     (NO_COLOR, "disable colour"),
+    (
+        CDPATH,
+        "bash's cd search path: when set, where `cd NAME` leads is unknown",
+    ),
     (
         otel::ENDPOINT,
         "`oath export otlp`: collector base URL (and the other OTEL_EXPORTER_OTLP_* keys)",

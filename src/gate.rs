@@ -142,7 +142,10 @@ pub fn classify_context(
         &project.root,
     )))
     .with_links(std::sync::Arc::new(crate::links::FsLinks))
-    .with_files(std::sync::Arc::new(crate::script_files::FsFiles));
+    .with_files(std::sync::Arc::new(crate::script_files::FsFiles))
+    // The agent's shell inherits the hook's environment: a `CDPATH` there sends `cd NAME`
+    // to any of its folders.
+    .with_cd_path(crate::env::var(crate::env::CDPATH).is_some());
     let ctx = match env.user_packs_dir() {
         Some(dir) => {
             let user = classify::pack::user::load_dir(&dir);

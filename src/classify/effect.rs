@@ -334,7 +334,7 @@ impl fmt::Display for Effect {
         match self {
             Effect::Act(a) => write!(f, "act({a})"),
             Effect::Read(t) => write!(f, "read({})", t.label()),
-            Effect::Write(t, Some(PathNote::Overwrites)) => {
+            Effect::Write(t, Some(PathNote::Overwrites | PathNote::ReplacesWithLink)) => {
                 write!(f, "write({}, overwrite)", t.label())
             }
             Effect::Write(t, _) => write!(f, "write({})", t.label()),

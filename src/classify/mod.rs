@@ -603,6 +603,13 @@ pub struct Context {
     files: Option<scripts::FilesRef>,
     /// The protected paths with their links followed (computed when first needed).
     protected_real: std::sync::OnceLock<Vec<PathBuf>>,
+    /// Where the project root and the home really are, when a link leads them elsewhere
+    /// (computed when first needed).
+    real_bases: std::sync::OnceLock<[Option<PathBuf>; 2]>,
+    /// Symbolic links the line makes (`ln -s A B`): each path and where it leads.
+    made_links: Vec<(PathBuf, PathBuf)>,
+    /// `cd` searches the folders of `CDPATH` (set in the environment the shell inherits).
+    cd_path: bool,
     details: bool,
     /// Copies of credentials the session made earlier (or the line makes).
     tainted: Vec<Taint>,
@@ -637,6 +644,9 @@ impl Context {
             links: None,
             files: None,
             protected_real: std::sync::OnceLock::new(),
+            real_bases: std::sync::OnceLock::new(),
+            made_links: Vec::new(),
+            cd_path: false,
             details: false,
             tainted: Vec::new(),
         }
@@ -702,9 +712,103 @@ impl Context {
         self.files.as_ref().map(|f| f.0.read(path, limit))
     }
 
-    /// Returns where `path` really leads, when a link in it leads elsewhere.
+    /// Returns the context for a shell whose `cd` searches the folders of `CDPATH` (set in
+    /// its environment): `cd NAME` may lead to any of them.
+    pub fn with_cd_path(self, cd_path: bool) -> Self {
+        Self { cd_path, ..self }
+    }
+
+    /// Returns whether `cd` searches the folders of `CDPATH`.
+    pub(crate) fn cd_path(&self) -> bool {
+        self.cd_path
+    }
+
+    /// Returns the context knowing the symbolic links a line makes before it uses them
+    /// (`ln -s ~ h && rm -rf h/.ssh`): each path, and where it leads (absolute).
+    pub(crate) fn with_made_links(
+        mut self,
+        links: impl IntoIterator<Item = (PathBuf, PathBuf)>,
+    ) -> Self {
+        self.made_links.extend(links.into_iter().map(|(p, to)| {
+            (
+                paths::absolute(Path::new("/"), &p),
+                paths::absolute(Path::new("/"), &to),
+            )
+        }));
+        self
+    }
+
+    /// Returns where `path` really leads, when a link in it leads elsewhere: the links the
+    /// line makes, then those on the file system.
     pub fn real_path(&self, path: &Path) -> Option<PathBuf> {
-        self.links.as_ref().and_then(|l| l.0.real(path))
+        let made = self.through_made_links(path);
+        let asked = made.as_deref().unwrap_or(path);
+        match self.links.as_ref().and_then(|l| l.0.real(asked)) {
+            Some(r) => Some(r),
+            None => made,
+        }
+    }
+
+    /// Returns `path` through the links the line makes (a chain of them too), None when it
+    /// goes through none.
+    fn through_made_links(&self, path: &Path) -> Option<PathBuf> {
+        let mut out: Option<PathBuf> = None;
+        // A few links in a row at most: a loop ends here.
+        for _ in 0..8 {
+            let p = out.as_deref().unwrap_or(path);
+            let Some((link, to)) = self
+                .made_links
+                .iter()
+                .filter(|(l, _)| paths::path_is_under(p, l))
+                .max_by_key(|(l, _)| l.as_os_str().len())
+            else {
+                break;
+            };
+            let rest = p.strip_prefix(link).unwrap_or(Path::new(""));
+            let next = paths::normalize(&to.join(rest));
+            if out.as_deref() == Some(next.as_path()) {
+                break;
+            }
+            out = Some(next);
+        }
+        out
+    }
+
+    /// Returns the place a path really reaches once every link in it is followed, named
+    /// as the context names the project root and the home ([`Self::lexical`]); None when it
+    /// is the path.
+    pub(crate) fn reached(&self, path: &Path) -> Option<PathBuf> {
+        let back = self.lexical(&self.real_path(path)?);
+        (back != path).then_some(back)
+    }
+
+    /// Returns a real path (links followed) named from the project root or the home as the
+    /// context names them: a project or a home that is itself reached through a link is
+    /// not elsewhere.
+    pub(crate) fn lexical(&self, real: &Path) -> PathBuf {
+        let [root_real, home_real] = self.real_bases.get_or_init(|| {
+            let real = |p: &Path| self.links.as_ref().and_then(|l| l.0.real(p));
+            [
+                real(&self.project_root),
+                self.home.as_deref().and_then(real),
+            ]
+        });
+        let bases = [
+            (root_real.as_deref(), Some(self.project_root.as_path())),
+            (home_real.as_deref(), self.home.as_deref()),
+        ];
+        bases
+            .into_iter()
+            .find_map(|(r, base)| {
+                let (r, base) = (r?, base?);
+                let rest = real.strip_prefix(r).ok()?;
+                Some(if rest.as_os_str().is_empty() {
+                    base.to_path_buf()
+                } else {
+                    base.join(rest)
+                })
+            })
+            .unwrap_or_else(|| real.to_path_buf())
     }
 
     /// Returns whether something is at `path`, as far as the file system is known (without a

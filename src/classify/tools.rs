@@ -73,6 +73,25 @@ pub(super) fn classify_tool(tool_name: &str, input: &Value, ctx: &Context) -> Cl
         "Glob" | "Grep" => {
             let path = str_field(input, &["path"]);
             let mut c = file_read(tool_name, path, ctx);
+            // A Grep printing the lines it finds in every file of a folder that holds
+            // credentials (the home, /etc, ~/.config) reads them, as `grep -r` does; one
+            // kept to some files (`glob`, `type`) or printing names or counts reads none.
+            if tool_name == "Grep"
+                && str_field(input, &["output_mode"]) == Some("content")
+                && str_field(input, &["glob", "type"]).is_none()
+            {
+                let t = match path {
+                    Some(p) => paths::target(paths::resolve(p, false, Some(ctx.cwd()), ctx), ctx),
+                    None => paths::target(Some(ctx.cwd().to_path_buf()), ctx),
+                };
+                if let Some(place) = paths::tree_credentials(&t, true, ctx) {
+                    let t = paths::as_holding(t, &place);
+                    let f = judge_path(&Effect::Read(t), "searches and prints the lines of", ctx);
+                    if (c.kind, c.risk) < (f.kind, f.risk) {
+                        c = one(&format!("{tool_name} {}", path.unwrap_or(".")), f);
+                    }
+                }
+            }
             let pattern = if tool_name == "Glob" {
                 str_field(input, &["pattern"])
             } else {

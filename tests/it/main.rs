@@ -37,6 +37,7 @@ mod protected_untracked;
 mod refusals;
 mod replay;
 mod report;
+mod review_paths;
 mod safety;
 mod scripts;
 mod secrets;

@@ -369,6 +369,17 @@ pub enum PathNote {
     /// It takes away what git does not track there, ignored files too (`git stash -a`,
     /// `git clean -x`).
     UntrackedIgnored,
+    /// It reads every file in the trees of the paths, hidden ones included, and prints
+    /// what it finds (`grep -r`): only a tree holding credentials is said, as a read of them.
+    Searches,
+    /// [`PathNote::Searches`], skipping hidden files and folders (`rg` without `--hidden`).
+    SearchesVisible,
+    /// It makes a link at the path: the link itself is written, not what it will lead to
+    /// (the folders on the way are followed).
+    MakesLink,
+    /// [`PathNote::MakesLink`], replacing what is at the path (`ln -f`): judged as an
+    /// overwrite of it.
+    ReplacesWithLink,
 }
 
 /// Conditions, all of which must hold.
@@ -642,6 +653,10 @@ pub struct Run {
     /// The project's task file whose tasks it runs: what they run is read and judged.
     #[serde(default)]
     pub tasks: Option<Tasks>,
+    /// What it runs runs in the folder this word names (`tmux new -c DIR CMD`): the
+    /// command's relative paths are judged from there.
+    #[serde(default)]
+    pub cwd: Option<Sel>,
 }
 
 /// A kind of task file (see [`Run::tasks`]).

@@ -41,7 +41,56 @@ const CREDENTIAL_FILES: &[&str] = &[
     "key3.db",
     "key4.db",
     "login data",
+    // Firefox's cookies and saved passwords of old versions.
+    "cookies.sqlite",
+    "signons.sqlite",
+    // Histories of shells and interactive clients: commands typed, tokens pasted into them.
+    ".bash_history",
+    ".zsh_history",
+    ".zhistory",
+    ".histfile",
+    ".sh_history",
+    ".ksh_history",
+    "fish_history",
+    ".python_history",
+    ".psql_history",
+    ".mysql_history",
+    ".mariadb_history",
+    ".sqlite_history",
+    ".duckdb_history",
+    ".node_repl_history",
+    ".rediscli_history",
+    ".irb_history",
+    ".pry_history",
+    ".scala_history",
+    ".dbshell",
+    "mongosh_repl_history",
 ];
+/// Folders of browser profiles built on Chromium (any component, in lower case), on Linux
+/// (`~/.config/google-chrome`) and macOS (`~/Library/Application Support/Google/Chrome`).
+const CHROMIUM_DIRS: &[&str] = &[
+    "google-chrome",
+    "google-chrome-beta",
+    "google-chrome-unstable",
+    "chrome",
+    "chromium",
+    "bravesoftware",
+    "brave-browser",
+    "microsoft-edge",
+    "microsoft-edge-beta",
+    "microsoft edge",
+    "vivaldi",
+    "opera",
+];
+/// The files of a Chromium profile that hold cookies, saved passwords and cards.
+const CHROMIUM_FILES: &[&str] = &[
+    "cookies",
+    "login data",
+    "login data for account",
+    "web data",
+];
+/// Folders of Firefox and Thunderbird profiles (any component, in lower case).
+const MOZILLA_DIRS: &[&str] = &[".mozilla", "firefox", "thunderbird", ".thunderbird"];
 /// Extensions of key stores, private keys and state files that carry secrets.
 const KEY_EXTS: &[&str] = &[
     "pem",
@@ -186,9 +235,11 @@ pub(crate) fn credential_name(name: &str) -> bool {
 /// Returns whether a normalised path holds credentials by where it lies: in a folder of
 /// credentials (`~/.ssh`, `~/.aws`, `.docker`, `gcloud` …), or one of the files of
 /// credentials of a known program (`gh/hosts.yml`, `.codex/auth.json`, age keys, a
-/// kubeconfig under `.kube`), a process's environment (`/proc/*/environ`) or a container's
-/// secrets (`/run/secrets`).
-pub(super) fn credential_place(pb: &[u8], name: &str) -> bool {
+/// kubeconfig under `.kube`, Maven's and Gradle's settings, a browser profile's cookies and
+/// passwords, a cluster's admin configuration under `/etc`), a process's environment
+/// (`/proc/*/environ`) or a container's secrets (`/run/secrets`). `home` is the user's
+/// home: some names hold tokens only there (`~/.yarnrc.yml`, `~/.claude.json`).
+pub(super) fn credential_place(pb: &[u8], name: &str, home: &[u8]) -> bool {
     let segs: Vec<&[u8]> = pb.split(|&b| b == b'/').collect();
     let seg_is = |s: &[u8], want: &str| s.eq_ignore_ascii_case(want.as_bytes());
     let lower = name.to_ascii_lowercase();
@@ -204,7 +255,7 @@ pub(super) fn credential_place(pb: &[u8], name: &str) -> bool {
     // `…/.config/<dir>/…`: the folder of credentials of a command-line tool.
     let config_dir = segs.windows(2).any(|w| {
         seg_is(w[0], ".config")
-            && ["gh", "hub", "op", "gcloud", "doctl", "heroku"]
+            && ["gh", "hub", "op", "gcloud", "doctl", "heroku", "rclone"]
                 .iter()
                 .any(|d| seg_is(w[1], d))
     });
@@ -214,9 +265,28 @@ pub(super) fn credential_place(pb: &[u8], name: &str) -> bool {
     let keyrings = segs
         .windows(3)
         .any(|w| seg_is(w[0], ".local") && seg_is(w[1], "share") && seg_is(w[2], "keyrings"));
+    let any_seg = |list: &[&str]| {
+        segs.iter()
+            .any(|seg| list.iter().any(|d| seg.eq_ignore_ascii_case(d.as_bytes())))
+    };
+    let in_home = pb.len() > home.len()
+        && pb.starts_with(home)
+        && pb[home.len()] == b'/'
+        && !pb[home.len() + 1..].contains(&b'/');
     config_dir
         || sops_age
         || keyrings
+        || parent_is(".m2") && matches!(lower.as_str(), "settings.xml" | "settings-security.xml")
+        || parent_is(".gradle") && lower == "gradle.properties"
+        || in_home && matches!(lower.as_str(), ".yarnrc.yml" | ".yarnrc")
+        || (in_home || parent_is(".claude") || parent_is("backups"))
+            && lower.starts_with(".claude.json")
+        || CHROMIUM_FILES.contains(&lower.as_str()) && any_seg(CHROMIUM_DIRS)
+        || matches!(lower.as_str(), "logins.json" | "logins-backup.json") && any_seg(MOZILLA_DIRS)
+        || parent_is("kubernetes") && is_under(pb, b"/etc/kubernetes") && lower.ends_with(".conf")
+        || is_under(pb, b"/etc/kubernetes/pki")
+        || is_under(pb, b"/etc/rancher")
+        || (parent_is("gitlab-runner") || parent_is(".gitlab-runner")) && lower == "config.toml"
         || parent_is("gh") && matches!(lower.as_str(), "hosts.yml" | "hosts.yaml")
         || parent_is(".codex") && lower == "auth.json"
         || parent_is(".gemini")
@@ -231,6 +301,100 @@ pub(super) fn credential_place(pb: &[u8], name: &str) -> bool {
             && lower == "environ"
 }
 
+/// Places under the home that hold credentials, where a search through a folder above them
+/// finds them (`grep -r KEY ~`).
+const HOME_PLACES: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".password-store",
+    ".config/gh",
+    ".config/gcloud",
+    ".config/rclone",
+    ".local/share/keyrings",
+    ".mozilla",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".pgpass",
+    ".bash_history",
+    ".zsh_history",
+    ".claude.json",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    "Library/Keychains",
+    "Library/Application Support/Google/Chrome",
+    "Library/Application Support/Firefox",
+];
+/// Places of the system that hold credentials (host keys, cluster admin files, processes'
+/// environments, containers' secrets).
+const SYSTEM_PLACES: &[&str] = &[
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/ssh",
+    "/etc/kubernetes",
+    "/etc/rancher",
+    "/etc/gitlab-runner",
+    "/proc",
+    "/run/secrets",
+    "/var/run/secrets",
+    "/var/lib/rancher",
+];
+
+/// Returns, as messages show it, a place holding credentials that a search through the
+/// whole tree of `t` reads (`t` itself when it holds them): one under it, reached without a
+/// hidden folder on the way unless `hidden` (`rg` skips them, `grep -r` does not). The
+/// homes of other users hold theirs (`/home/alice/.ssh`). None for the project and the
+/// folders of work: only the places oath knows are looked for.
+pub(crate) fn tree_credentials(t: &Target, hidden: bool, ctx: &Context) -> Option<String> {
+    if t.credential {
+        return Some(t.shown());
+    }
+    let p = bytes(t.path.as_deref()?);
+    let reached = |place: &[u8]| {
+        is_under(place, p) && {
+            let rest = &place[p.len()..];
+            hidden || !rest.split(|&b| b == b'/').any(|seg| seg.starts_with(b"."))
+        }
+    };
+    if let Some(place) = SYSTEM_PLACES.iter().find(|q| reached(q.as_bytes())) {
+        return Some((*place).to_owned());
+    }
+    if let Some(home) = ctx.home() {
+        for rel in HOME_PLACES {
+            let place = home.join(rel);
+            if reached(bytes(&place)) {
+                return Some(target(Some(place), ctx).shown());
+            }
+        }
+    }
+    // Another user's home, root's, or the folder of all homes: their `.ssh` and the rest.
+    let other_home = matches!(p, b"/root" | b"/home" | b"/Users")
+        || super::parent(p).is_some_and(|d| d == b"/home" || d == b"/Users");
+    (other_home && hidden).then(|| format!("{}/.ssh", t.shown()))
+}
+
+/// Returns `t` marked as credentials because a search through its tree reads `place`.
+pub(crate) fn as_holding(t: Target, place: &str) -> Target {
+    if t.credential {
+        return t;
+    }
+    let shown = if t.shown == place {
+        format!("{place} (which holds credentials)")
+    } else {
+        format!("{} (which holds {place})", t.shown)
+    };
+    Target {
+        credential: true,
+        shown,
+        ..t
+    }
+}
+
 /// Says where a tainted path came from: `a copy of ~/.ssh/id_rsa made by `cp …``, or for a
 /// path inside a copied folder, `inside a copy of ~/.ssh …`.
 pub(super) fn taint_note(t: &Taint, pb: &[u8]) -> String {
@@ -241,7 +405,7 @@ pub(super) fn taint_note(t: &Taint, pb: &[u8]) -> String {
 /// Returns where a path leads, as messages show it, when a symbolic link in it leads to
 /// credentials (`ln -s ~/.ssh/id_rsa k.txt`: `k.txt` leads to `~/.ssh/id_rsa`). Costs one
 /// look at the file system through the context's [`super::Links`] (none without one).
-pub(crate) fn link_to_credential(p: &Path, ctx: &Context) -> Option<String> {
+fn link_to_credential(p: &Path, ctx: &Context) -> Option<String> {
     let real = ctx.real_path(p)?;
     let r = target(Some(real), ctx);
     r.credential.then_some(r.shown)
@@ -325,6 +489,38 @@ mod tests {
             "/home/dev/.config/gh/hosts.yml",
             "/home/dev/.config/gcloud/application_default_credentials.json",
             "/home/dev/.config/gcloud/access_tokens.db",
+            "/home/dev/.config/gcloud/credentials.db",
+            "/home/dev/.config/rclone/rclone.conf",
+            "/home/dev/.m2/settings.xml",
+            "/home/dev/.m2/settings-security.xml",
+            "/home/dev/.gradle/gradle.properties",
+            "/home/dev/.yarnrc.yml",
+            "/home/dev/.claude.json",
+            "/home/dev/.claude.json.backup",
+            "/home/dev/.claude/backups/.claude.json.backup.1700000000",
+            "/home/dev/.mozilla/firefox/abc.default/logins.json",
+            "/home/dev/.mozilla/firefox/abc.default/cookies.sqlite",
+            "/home/dev/.config/google-chrome/Default/Cookies",
+            "/home/dev/.config/google-chrome/Default/Network/Cookies",
+            "/home/dev/.config/chromium/Profile 1/Login Data",
+            "/home/dev/.config/BraveSoftware/Brave-Browser/Default/Web Data",
+            "/home/dev/Library/Application Support/Google/Chrome/Default/Cookies",
+            "/home/dev/Library/Application Support/Microsoft Edge/Default/Login Data",
+            "/home/dev/Library/Application Support/Firefox/Profiles/x/logins.json",
+            "/etc/kubernetes/admin.conf",
+            "/etc/kubernetes/super-admin.conf",
+            "/etc/kubernetes/pki/ca.crt",
+            "/etc/rancher/k3s/k3s.yaml",
+            "/etc/rancher/rke2/rke2.yaml",
+            "/etc/gitlab-runner/config.toml",
+            "/home/dev/.gitlab-runner/config.toml",
+            "/home/dev/.bash_history",
+            "/home/dev/.zsh_history",
+            "/home/dev/.python_history",
+            "/home/dev/.psql_history",
+            "/home/dev/.mysql_history",
+            "/home/dev/.local/share/fish/fish_history",
+            "/root/.bash_history",
             "/home/dev/.config/sops/age/keys.txt",
             "/home/dev/.age/key.txt",
             "/home/dev/.docker/config.json",
@@ -415,6 +611,16 @@ mod tests {
             "id_rsa.pub",
             "/etc/passwd",
             "/proc/self/status",
+            ".git/config",
+            "/home/dev/project/.yarnrc.yml",
+            "/home/dev/project/gradle.properties",
+            "/home/dev/project/settings.xml",
+            "/home/dev/project/src/cookies.rs",
+            "/home/dev/project/docs/history.md",
+            "/etc/kubernetes/manifests/kube-apiserver.yaml",
+            "/home/dev/.config/google-chrome/Default/Preferences",
+            "/home/dev/.mozilla/firefox/abc.default/places.sqlite",
+            "/home/dev/.gitlab-ci.yml",
             "Cargo.toml",
             "src/main.rs",
             "bypass.txt",

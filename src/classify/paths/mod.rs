@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use super::Context;
 
 pub(crate) use credentials::{
-    as_link_to, as_pattern, credential_name, link_to_credential, tainted_by, through_read_links,
-    touches,
+    as_holding, as_link_to, as_pattern, credential_name, tainted_by, through_read_links, touches,
+    tree_credentials,
 };
 use credentials::{credential_place, taint_note};
 pub(crate) use lexical::{absolute, normalize};
@@ -318,21 +318,39 @@ pub(crate) fn path_is_under(p: &Path, base: &Path) -> bool {
     is_under(bytes(p), bytes(base))
 }
 
-/// Returns the place a change of `t` really reaches when a symbolic link (in `t`, or in the
-/// path of something oath protects) makes it one oath protects; None otherwise.
-pub(crate) fn followed(t: &Target, ctx: &Context) -> Option<Target> {
+/// Returns `real` (where `t` leads through links), shown as `t` and where it leads.
+pub(crate) fn as_reached(t: &Target, real: Target) -> Target {
+    Target {
+        shown: format!("{} (a link to {})", t.shown, real.shown),
+        credential: real.credential || t.credential,
+        ..real
+    }
+}
+
+/// Returns the place a change of `t` really reaches through symbolic links (on the file
+/// system, or made earlier on the line), when that is another place than `t`: one oath
+/// protects, or another zone (`hl/.bashrc` with `hl` a link to the home is `~/.bashrc`).
+/// A write follows every link (`last`); a deletion, or a link made at the path, those of
+/// its folders only (the last name, if a link, is what goes or is made). A path that is
+/// the same place as something oath protects (a protected file that is a link to it) is
+/// protected too. None when it reaches `t` itself.
+pub(crate) fn followed(t: &Target, last: bool, ctx: &Context) -> Option<Target> {
     if t.protected || t.holds_protected {
         return None;
     }
     let p = t.path.as_deref()?;
-    let real = ctx.real_path(p);
+    // Where the change lands as the file system names it, when a link is on the way.
+    let real = ctx.real_path(p).and_then(|full| {
+        if last {
+            Some(full)
+        } else {
+            Some(ctx.real_path(p.parent()?)?.join(p.file_name()?))
+        }
+    });
     if let Some(r) = &real {
-        let tg = target(Some(r.clone()), ctx);
-        if tg.protected || tg.holds_protected {
-            return Some(Target {
-                shown: format!("{} (a link to {})", t.shown, tg.shown),
-                ..tg
-            });
+        let lands = ctx.lexical(r);
+        if lands != p {
+            return Some(as_reached(t, target(Some(lands), ctx)));
         }
     }
     let real = real.unwrap_or_else(|| p.to_path_buf());
@@ -389,7 +407,7 @@ pub(crate) fn target(path: Option<PathBuf>, ctx: &Context) -> Target {
     // A copy of credentials the session made (or this line makes) is one too, and so is
     // what lies inside a copied folder.
     let taint = ctx.tainted().iter().find(|t| is_under(pb, bytes(&t.path)));
-    let credential = credential_name(&name) || credential_place(pb, &name) || taint.is_some();
+    let credential = credential_name(&name) || credential_place(pb, &name, home) || taint.is_some();
     let shell_rc = SHELL_RC.contains(&&*name)
         && (parent(pb) == Some(home)
             || is_under(pb, b"/etc")

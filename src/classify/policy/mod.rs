@@ -60,16 +60,21 @@ impl<'a> Said<'a> {
 }
 
 /// Returns the effect a symbolic link turns this one into, when it leads a change to a
-/// place oath protects (`ln -s .claude/settings.json x; echo > x`).
+/// place oath protects (`ln -s .claude/settings.json x; echo > x`) or to another place
+/// (`hl/.bashrc`, `hl` a link to the home): the real place is judged.
 fn through_links(effect: &Effect, ctx: &Context) -> Option<Effect> {
     Some(match effect {
-        Effect::Write(t, note) => Effect::Write(followed(t, ctx)?, *note),
+        // A link made at the path is the path: only its folders are followed.
+        Effect::Write(t, note) => {
+            let link = matches!(note, Some(PathNote::MakesLink | PathNote::ReplacesWithLink));
+            Effect::Write(followed(t, !link, ctx)?, *note)
+        }
         Effect::Delete {
             target,
             recursive,
             note,
         } => Effect::Delete {
-            target: followed(target, ctx)?,
+            target: followed(target, false, ctx)?,
             recursive: *recursive,
             note: *note,
         },
@@ -79,12 +84,12 @@ fn through_links(effect: &Effect, ctx: &Context) -> Option<Effect> {
             mode,
             recursive,
         } => Effect::Chmod {
-            target: followed(target, ctx)?,
+            target: followed(target, true, ctx)?,
             program: program.clone(),
             mode: mode.clone(),
             recursive: *recursive,
         },
-        Effect::Edit(t) => Effect::Edit(followed(t, ctx)?),
+        Effect::Edit(t) => Effect::Edit(followed(t, true, ctx)?),
         _ => return None,
     })
 }
@@ -98,7 +103,10 @@ pub(crate) fn finding(effect: &Effect, said: Said<'_>, ctx: &Context) -> Finding
     let mut f = match effect {
         Effect::Act(a) => act_finding(*a, said, ctx),
         Effect::Read(t) => read_finding(t, said.verb),
-        Effect::Write(t, Some(PathNote::Overwrites)) => paths::overwrite(t, said.verb, ctx),
+        Effect::Write(t, Some(PathNote::Overwrites)) => paths::overwrite(t, said.verb, true, ctx),
+        Effect::Write(t, Some(PathNote::ReplacesWithLink)) => {
+            paths::overwrite(t, said.verb, false, ctx)
+        }
         Effect::Write(t, note) => {
             let f = paths::write_into(t, said.verb, *note);
             if *note == Some(PathNote::CreatesDirectory)

@@ -616,7 +616,7 @@ pub(crate) fn delete_finding(t: &Target, verb: &str, recursive: bool, ctx: &Cont
 /// holds work it cannot bring back (untracked and not ignored, or with uncommitted changes),
 /// the overwrite is irreversible; a tracked unchanged file, an ignored one (a build output)
 /// or one that does not exist loses nothing, and the write stays what it was.
-pub(super) fn overwrite(t: &Target, verb: &str, ctx: &Context) -> Finding {
+pub(super) fn overwrite(t: &Target, verb: &str, through_link: bool, ctx: &Context) -> Finding {
     let f = write_finding(t, verb);
     if f.kind != Kind::Reversible || !t.in_project() {
         return f;
@@ -624,8 +624,9 @@ pub(super) fn overwrite(t: &Target, verb: &str, ctx: &Context) -> Finding {
     let Some(p) = t.path.as_deref() else {
         return f;
     };
-    // Through a symbolic link, what the link leads to is what is replaced.
-    let real = ctx.real_path(p);
+    // Through a symbolic link, what the link leads to is what is replaced (a link put in
+    // its place replaces the link).
+    let real = through_link.then(|| ctx.real_path(p)).flatten();
     match ctx.loses(real.as_deref().unwrap_or(p)) {
         Loses::Nothing => f,
         Loses::Work => Finding {

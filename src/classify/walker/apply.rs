@@ -322,12 +322,33 @@ impl Walker<'_> {
             );
         }
         if let Some(sel) = &rule.read {
-            let targets = self.targets(sel, level);
-            let verb = verb_of("reads");
-            let before = self.out.items.len();
-            self.read_paths(t, &targets, &verb, leaf);
-            if details && let Some((_, f)) = self.out.items.get_mut(before) {
-                f.source = Some(source.clone());
+            let mut targets = self.targets(sel, level);
+            if let Some(note @ (PathNote::Searches | PathNote::SearchesVisible)) = rule.note {
+                // A search through whole trees (the working directory without a path): only
+                // a tree holding credentials is said, as a read of them.
+                if targets.is_empty() {
+                    targets.push(self.cwd_target());
+                }
+                let hidden = note == PathNote::Searches;
+                targets = targets
+                    .into_iter()
+                    .filter_map(|tg| {
+                        let place = super::super::paths::tree_credentials(&tg, hidden, self.ctx)?;
+                        Some(super::super::paths::as_holding(tg, &place))
+                    })
+                    .collect();
+            }
+            let searches = matches!(
+                rule.note,
+                Some(PathNote::Searches | PathNote::SearchesVisible)
+            );
+            if !(searches && targets.is_empty()) {
+                let verb = verb_of("reads");
+                let before = self.out.items.len();
+                self.read_paths(t, &targets, &verb, leaf);
+                if details && let Some((_, f)) = self.out.items.get_mut(before) {
+                    f.source = Some(source.clone());
+                }
             }
         }
         // A rule whose path selection found nothing: said, with what it would have done.
@@ -525,6 +546,45 @@ impl Walker<'_> {
         source: &str,
     ) {
         let what = format!("{} runs", place.name);
+        // What it runs runs in the folder `cwd` names (links followed), in a process of its
+        // own: the line goes on where it was.
+        let dir = run
+            .cwd
+            .as_ref()
+            .and_then(|sel| pack::select(sel, level).into_iter().flatten().next());
+        match dir {
+            Some(d) => {
+                let line_cwd = self.cwd.clone();
+                self.cwd = self.folder(&d);
+                self.run_in_place(
+                    s, place, run, level, depth, stdin, mods, lang, leaf, source, &what,
+                );
+                self.cwd = line_cwd;
+            }
+            None => {
+                self.run_in_place(
+                    s, place, run, level, depth, stdin, mods, lang, leaf, source, &what,
+                );
+            }
+        }
+    }
+
+    /// [`Self::run`] from the folder it runs in.
+    #[allow(clippy::too_many_arguments)]
+    fn run_in_place(
+        &mut self,
+        s: &Simple,
+        place: &Place<'_, '_>,
+        run: &super::super::pack::schema::Run,
+        level: &View<'_>,
+        depth: usize,
+        stdin: Option<&Flow>,
+        mods: Mods,
+        lang: &str,
+        leaf: &mut Leaf,
+        source: &str,
+        what: &str,
+    ) {
         if let Some(sel) = &run.command {
             // The command starts at the first selected positional word and runs to the end
             // of the level's words (or to one of `until`).
@@ -560,7 +620,7 @@ impl Walker<'_> {
         if let Some(sel) = &run.shell {
             let words: Vec<Word> = pack::select(sel, level).into_iter().flatten().collect();
             if !words.is_empty() {
-                self.shell_text(s, &words, depth, &what);
+                self.shell_text(s, &words, depth, what);
             }
         }
         if let Some(kind) = run.tasks {
@@ -576,8 +636,8 @@ impl Walker<'_> {
                     _ => None,
                 };
                 let mut f = match how {
-                    Some(how) => self.run_script(s, &w, &what, how, depth),
-                    None => self.run_file(&w, &what),
+                    Some(how) => self.run_script(s, &w, what, how, depth),
+                    None => self.run_file(&w, what),
                 };
                 if self.ctx.details() {
                     f.source = Some(source.to_owned());

@@ -190,6 +190,26 @@ impl Walker<'_> {
                 );
             }
         }
+        // Redis's CONFIG GET prints the parameters it names: the passwords among them
+        // (`requirepass`, `masterauth`), named or matched by a pattern (`*`), are secrets.
+        if lang == Lang::Redis && redis_prints_secrets(&words) {
+            self.act(
+                c,
+                Act::SecretsRead,
+                "database-secret-read",
+                &format!("{name} CONFIG GET prints the server's passwords"),
+            );
+        }
+        // SQLite's and DuckDB's first word is the database file: it is read (a browser's
+        // cookies, gcloud's tokens).
+        if matches!(name, "sqlite3" | "duckdb")
+            && let Some(db) = c.level.own.scan.pos.first()
+        {
+            let tg = self.resolved(db);
+            if tg.credential {
+                self.found(c, Effect::Read(tg), "read", "", "opens the database");
+            }
+        }
         let judged = texts
             .iter()
             .map(|t| sql::judge_as(t, lang))
@@ -224,6 +244,31 @@ impl Walker<'_> {
             self.act(c, a, id, &explain);
         }
     }
+}
+
+/// Redis's configuration parameters that hold passwords.
+const REDIS_SECRET_PARAMETERS: &[&str] = &[
+    "requirepass",
+    "masterauth",
+    "tls-key-file-pass",
+    "tls-client-key-file-pass",
+];
+
+/// Returns whether Redis words hold a `CONFIG GET` of a parameter holding a password, or of
+/// a pattern that can match one (`*`, `*pass*`; `?` and `[…]` are taken as matching).
+fn redis_prints_secrets(words: &[&str]) -> bool {
+    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    lower
+        .windows(2)
+        .position(|w| w[0] == "config" && w[1] == "get")
+        .is_some_and(|i| {
+            lower[i + 2..].iter().any(|p| {
+                p.contains(['?', '['])
+                    || REDIS_SECRET_PARAMETERS
+                        .iter()
+                        .any(|s| super::super::pack::schema::wildcard(p, s))
+            })
+        })
 }
 
 /// Project scripts a pack describes by their file name: Rails' `bin/rails` and `bin/rake`,

@@ -265,6 +265,10 @@ impl Walker<'_> {
     /// Judges one assignment given to the commands of `s`.
     pub(super) fn assignment(&mut self, s: &Simple, name: &str, value: &Word, depth: usize) {
         let v = value.text.as_str();
+        // `cd NAME` searches the folders of CDPATH from here on.
+        if name == "CDPATH" && !(value.literal && v.is_empty()) {
+            self.cd_searches = true;
+        }
         let not_understood =
             |what: &str| format!("{name}={} {what}", v.chars().take(60).collect::<String>());
         if COMMANDS.contains(&name) {

@@ -422,8 +422,17 @@ impl Walker<'_> {
         let sc = &c.level.own.scan;
         let tg = self.target(d);
         let replaces = replaces_existing(c.name, sc);
+        // A link made at a path is that path: what a link there led to is not written (the
+        // folders on the way are followed). Into a folder, the folder's own link is.
+        let link =
+            c.name == "ln" || c.name == "cp" && sc.has(&["-l", "--link", "-s", "--symbolic-link"]);
+        let at_path = |note: Option<PathNote>| match (link, note) {
+            (false, n) => n,
+            (true, Some(PathNote::Overwrites)) => Some(PathNote::ReplacesWithLink),
+            (true, _) => Some(PathNote::MakesLink),
+        };
         if !into_folder(sc, d, sources.len(), &tg) {
-            let note = replaces.then_some(PathNote::Overwrites);
+            let note = at_path(replaces.then_some(PathNote::Overwrites));
             self.found(c, Effect::Write(tg, note), "write", "", verb);
             return;
         }
@@ -452,7 +461,7 @@ impl Walker<'_> {
         // Only contents land (`rsync -a src/ dst/`, `cp -r src/. dst`): they go over the
         // folder's own files.
         if landings.len() == 1 && landings[0].path == tg.path {
-            let effect = Effect::Write(tg, Some(PathNote::Overwrites));
+            let effect = Effect::Write(tg, at_path(Some(PathNote::Overwrites)));
             self.found(c, effect, "write", "", verb);
             return;
         }
@@ -461,7 +470,7 @@ impl Walker<'_> {
         // A protected landing is judged above; outside the project git keeps nothing to ask.
         let judged = |l: &Target| !l.in_project() || l.protected || l.holds_protected;
         for landing in landings.into_iter().filter(|l| !judged(l)) {
-            let effect = Effect::Write(landing, Some(PathNote::Overwrites));
+            let effect = Effect::Write(landing, at_path(Some(PathNote::Overwrites)));
             let f = self.own(&effect, "write", "", verb);
             if f.kind > folder.kind {
                 self.found(c, effect, "write", "", verb);

@@ -206,8 +206,13 @@ impl Walker<'_> {
             if t.protected {
                 return Some(Exposed::Protected(t));
             }
+            // A credential says more than the place it lies in (another user's home, /root,
+            // /etc): it is what a person must see.
+            if t.credential {
+                return Some(Exposed::Credential(t));
+            }
             match t.zone {
-                Zone::HomeTop if !t.credential => return Some(Exposed::Home(t)),
+                Zone::HomeTop => return Some(Exposed::Home(t)),
                 Zone::Root | Zone::Device | Zone::OtherHome => return Some(Exposed::System(t)),
                 Zone::System if system_folder(c) => return Some(Exposed::System(t)),
                 _ => {}
@@ -215,7 +220,7 @@ impl Walker<'_> {
             if t.holds_protected {
                 return Some(Exposed::Protected(t));
             }
-            if t.credential || t.account_db {
+            if t.account_db {
                 return Some(Exposed::Credential(t));
             }
         }
@@ -235,6 +240,7 @@ impl Walker<'_> {
         }
         let mut inner = Walker::new(self.ctx);
         inner.cwd.clone_from(&self.cwd);
+        inner.cd_searches = self.cd_searches;
         inner.line(text, depth + 1);
         let c = inner.out.into_classification();
         let real = c.parts.iter().any(|p| {

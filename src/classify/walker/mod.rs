@@ -8,11 +8,13 @@
 mod apply;
 mod archives;
 mod databases;
+mod env_args;
 mod envconfig;
 mod envvars;
 mod files;
 mod gaps;
 mod interpreters;
+mod links;
 mod net;
 mod patch;
 mod printing;
@@ -43,6 +45,16 @@ pub(crate) fn classify_command(cmd: &str, ctx: &Context) -> Classification {
         w.out.push(cmd, harmless("empty", "nothing to run", ctx));
     }
     w.out.into_classification()
+}
+
+/// Returns whether a word names a folder to go into, whatever the command does with it: a
+/// trailing `/` or `/.` (`rm -rf link/` empties the folder a link names), or a pattern,
+/// judged by the folder it lists (`link/*`).
+fn goes_into(w: &Word) -> bool {
+    let t = w.text.as_str();
+    t.ends_with('/') && t.len() > 1
+        || t.ends_with("/.")
+        || !w.literal && t.contains(['*', '?', '['])
 }
 
 /// Returns the finding for what runs nothing (an empty line, assignments only), as the
@@ -163,8 +175,11 @@ pub(crate) struct Walker<'a> {
     scripts: Vec<(PathBuf, String)>,
     /// Script files read for this call, and their bytes.
     scripts_read: (usize, usize),
-    /// Paths already looked up for a link to credentials, and where it leads.
-    links_seen: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<String>>>,
+    /// `cd NAME` searches folders oath does not know (`CDPATH` set in the environment or on
+    /// the line, bash's `cdable_vars`).
+    pub(crate) cd_searches: bool,
+    /// Paths already looked up for links, and where they lead when elsewhere.
+    links_seen: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<PathBuf>>>,
     /// The paths the walker read a word as (an effect judged it, a handler looked at it, the
     /// working directory moved there), for the net over a handler's words that name a
     /// protected path ([`gaps`]).
@@ -233,6 +248,7 @@ impl<'a> Walker<'a> {
             scripts_read: (0, 0),
             links_seen: std::cell::RefCell::new(std::collections::HashMap::new()),
             judged: std::cell::RefCell::new(Vec::new()),
+            cd_searches: ctx.cd_path(),
         }
     }
 
@@ -331,11 +347,29 @@ impl<'a> Walker<'a> {
     /// variables are computed); a copy of credentials made on the line, or a link to them,
     /// holds credentials.
     pub(crate) fn target(&self, w: &Word) -> Target {
-        let t = self.marked(taint::resolve_word(w, self.cwd.as_deref(), self.ctx));
+        let t = self.resolved(w);
         if let Some(p) = &t.path {
             self.judged.borrow_mut().push(p.clone());
         }
         t
+    }
+
+    /// Resolves a word as [`Self::target`] does, without taking the word as read (a handler
+    /// only looking whether it names credentials).
+    pub(crate) fn resolved(&self, w: &Word) -> Target {
+        let t = taint::resolve_word(w, self.cwd.as_deref(), self.ctx);
+        self.marked(t, goes_into(w))
+    }
+
+    /// Returns the folder a word names as a command goes into it (`cd`, `env -C`): links
+    /// followed, the last name's too; None when computed.
+    pub(crate) fn folder(&self, w: &Word) -> Option<PathBuf> {
+        let t = taint::resolve_word(w, self.cwd.as_deref(), self.ctx);
+        let p = self.marked(t, true).path;
+        if let Some(p) = &p {
+            self.judged.borrow_mut().push(p.clone());
+        }
+        p
     }
 
     /// Returns the working directory as a target.
@@ -549,6 +583,10 @@ impl<'a> Walker<'a> {
             "set" | "export" | "declare" | "typeset" | "local" | "readonly"
         ) {
             self.printed_variables(s, name, &argv[1..]);
+        }
+        // bash's `cdable_vars`: `cd NAME` goes to the folder a variable of that name holds.
+        if name == "shopt" && argv[1..].iter().any(|w| w.text.contains("cdable_vars")) {
+            self.cd_searches = true;
         }
         let both = super::pack::lookup_both(self.ctx.user_packs(), name);
         match (both.builtin, both.user) {

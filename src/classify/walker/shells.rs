@@ -6,51 +6,62 @@ use std::path::Path;
 use crate::shell::{RedirectKind, Word};
 
 use super::super::effect::{Code, Effect};
+use super::super::pack::account::Gap;
 use super::super::pack::schema::Act;
 use super::apply::Handled;
+use super::env_args;
+use super::gaps::Who;
 use super::printing::prints_to_agent;
 use super::{Flow, Leaf, RunAs, Walker};
 
 impl Walker<'_> {
-    /// `env`: assignments and options, `-S` split strings, `-C` directories, then a command.
+    /// `env`: options ([`env_args::read`]: `-C` directories in any spelling, `-S` split
+    /// strings), assignments, then a command, run in the folder `-C` names.
     pub(super) fn h_env(&mut self, c: &Handled<'_, '_, '_>, leaf: &mut Leaf) {
+        let from = self.out.items.len();
         let args = c.args();
-        let mut i = 0;
+        let read = env_args::read(args);
+        if !read.gaps.is_empty() {
+            let gaps: Vec<Gap> = read
+                .gaps
+                .iter()
+                .map(|&index| Gap {
+                    index,
+                    option: true,
+                })
+                .collect();
+            let who = Who {
+                name: "env",
+                pack: c.place.found.pack,
+            };
+            self.unaccounted(c.s, who, args, &gaps, from, c.depth);
+        }
+        if let Some((value, next)) = &read.split {
+            // The split words take the place of `-S TEXT`: options, assignments, a command
+            // (after what the options before it did).
+            let mut text = String::from("env");
+            if read.empties {
+                text.push_str(" -i");
+            }
+            if let Some(d) = &read.chdir {
+                text.push_str(" -C ");
+                text.push_str(&d.text);
+            }
+            for w in std::iter::once(value).chain(&args[*next..]) {
+                text.push(' ');
+                text.push_str(&w.text);
+            }
+            self.line(&text, c.depth + 1);
+            return;
+        }
+        let mut i = read.rest;
         while i < args.len() {
             let a = args[i].text.as_str();
-            if matches!(a, "-u" | "--unset" | "-C" | "--chdir") {
-                if matches!(a, "-C" | "--chdir")
-                    && let Some(d) = args.get(i + 1)
-                {
-                    self.cwd = self.target(d).path;
-                }
-                i += 2;
-            } else if matches!(a, "-S" | "--split-string")
-                || a.starts_with("--split-string=")
-                || a.starts_with("-S") && a.len() > 2
+            if a.contains('=')
+                && !a.starts_with('=')
+                && a.split('=').next().is_some_and(|n| !n.contains('$'))
             {
-                let mut text = if let Some(v) = a.strip_prefix("--split-string=") {
-                    v.to_owned()
-                } else if a.len() > 2 && a.starts_with("-S") {
-                    a[2..].to_owned()
-                } else {
-                    i += 1;
-                    args.get(i).map(|w| w.text.clone()).unwrap_or_default()
-                };
-                for w in &args[(i + 1).min(args.len())..] {
-                    text.push(' ');
-                    text.push_str(&w.text);
-                }
-                self.line(&text, c.depth + 1);
-                return;
-            } else if a.starts_with('-') && a != "-"
-                || a.contains('=')
-                    && !a.starts_with('=')
-                    && a.split('=').next().is_some_and(|n| !n.contains('$'))
-            {
-                if !a.starts_with('-') {
-                    self.assignment_words(c.s, std::slice::from_ref(&args[i]), c.depth);
-                }
+                self.assignment_words(c.s, std::slice::from_ref(&args[i]), c.depth);
                 i += 1;
             } else {
                 break;
@@ -58,10 +69,7 @@ impl Walker<'_> {
         }
         if i >= args.len() {
             // Without `-i`, what it prints is every variable: secrets (tokens, keys) with them.
-            let emptied = args
-                .iter()
-                .any(|a| matches!(a.text.as_str(), "-i" | "--ignore-environment" | "-"));
-            if emptied {
+            if read.empties {
                 self.act(
                     c,
                     Act::ShellHarmless,
@@ -88,7 +96,14 @@ impl Walker<'_> {
             }
             return;
         }
+        // The command runs in the folder `-C` names (followed through links); the line
+        // goes on where it was.
+        let cwd = self.cwd.clone();
+        if let Some(d) = &read.chdir {
+            self.cwd = self.folder(d);
+        }
         let got = self.command(c.s, &args[i..], c.depth, c.stdin, c.mods);
+        self.cwd = cwd;
         *leaf = got;
     }
 
@@ -307,17 +322,29 @@ impl Walker<'_> {
         }
     }
 
-    /// `cd`, `pushd`, `popd`: the working directory of the commands after it.
+    /// `cd`, `pushd`, `popd`: the working directory of the commands after it, links
+    /// followed. Where `CDPATH` is set (on the line or in the environment), or
+    /// `cdable_vars` on, a name that does not start with `/`, `.` or `..` may lead to any
+    /// folder of it: unknown.
     pub(super) fn h_cd(&mut self, c: &Handled<'_, '_, '_>) {
         let dest = c
             .args()
             .iter()
             .find(|a| !a.text.starts_with('-') || a.text == "-");
+        let searched = |w: &Word| {
+            let t = w.text.as_str();
+            !(t.starts_with('/')
+                || t.starts_with('~') && w.literal
+                || matches!(t, "." | "..")
+                || t.starts_with("./")
+                || t.starts_with("../"))
+        };
         self.cwd = match (c.name, dest) {
             ("popd", _) => None,
             (_, None) => self.ctx.home().map(Path::to_path_buf),
             (_, Some(w)) if w.text == "-" => None,
-            (_, Some(w)) => self.target(w).path,
+            (_, Some(w)) if self.cd_searches && searched(w) => None,
+            (_, Some(w)) => self.folder(w),
         };
         self.act(
             c,

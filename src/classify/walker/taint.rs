@@ -3,7 +3,7 @@
 //!
 //! Handlers that know a program's arguments (cp, tar, dd …) taint the files it makes
 //! ([`Walker::taint`]); what flows through a pipeline into a file (`cat KEY > f`,
-//! `base64 KEY | tee f`, `echo $TOKEN > f`) is found by [`stream_taints`] before the line is
+//! `base64 KEY | tee f`, `echo $TOKEN > f`) is found by [`line_facts`] before the line is
 //! walked, whatever program passes it on. Words are resolved here too: `$HOME` and
 //! `${HOME}` are the home the context knows; a symbolic link that leads to credentials is
 //! one ([`Walker::marked`]).
@@ -15,12 +15,10 @@ use crate::shell::{self, RedirectKind, Script, Simple, Word};
 use super::super::paths::{self, Target, Zone};
 use super::super::secret_vars;
 use super::super::{Classification, Context, Taint};
-use super::Walker;
+use super::{Walker, links};
 
 /// Most copies of credentials one line records.
 const MAX_TAINTS: usize = 256;
-/// Most paths one line remembers the links of (each costs one look at the file system).
-const MAX_LINKS_SEEN: usize = 4096;
 
 /// Returns `w` with `$HOME` and `${HOME}` replaced by the home folder the context knows,
 /// when nothing else in it is computed (`@$HOME/.aws/credentials` is the home's file).
@@ -69,7 +67,20 @@ pub(super) fn resolve_word(w: &Word, cwd: Option<&Path>, ctx: &Context) -> Targe
             || !w.subs.is_empty()
             || w.text.starts_with('{'))
     {
-        return paths::target(None, ctx);
+        // Computed, but shaped like credentials whatever the computed parts turn out to be
+        // (`/proc/$$/environ`, `/proc/$(pgrep node)/environ`, `~/.aws/$F`): those.
+        let unknown = paths::target(None, ctx);
+        return match computed_shape(&w.text, ctx) {
+            Some(shape) => {
+                let matched = paths::target(paths::resolve(&shape, false, cwd, ctx), ctx);
+                if matched.credential {
+                    paths::as_pattern(unknown, &matched)
+                } else {
+                    unknown
+                }
+            }
+            None => unknown,
+        };
     }
     let t = paths::target(paths::resolve(&w.text, !w.literal, cwd, ctx), ctx);
     if w.literal || t.credential {
@@ -85,6 +96,74 @@ pub(super) fn resolve_word(w: &Word, cwd: Option<&Path>, ctx: &Context) -> Targe
     } else {
         t
     }
+}
+
+/// Returns the text of a computed word with each part computed at run time (`$X`, `${X}`,
+/// `$$`, `$(…)`, `` `…` ``) replaced by `*`, and `$HOME` by the home the context knows: the
+/// shape of every path it can turn out to be. None when a part does not end.
+fn computed_shape(text: &str, ctx: &Context) -> Option<String> {
+    let home = ctx.home().and_then(Path::to_str);
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut last = 0;
+    while i < b.len() {
+        let start = i;
+        let end = match b[i] {
+            b'`' => i + 1 + text[i + 1..].find('`')? + 1,
+            b'$' if b.get(i + 1) == Some(&b'(') => {
+                let mut level = 0usize;
+                let mut j = i + 1;
+                loop {
+                    match b.get(j)? {
+                        // Quoted text inside is skipped (`$(pgrep -f 'a)')`).
+                        q @ (b'\'' | b'"') => j += text[j + 1..].find(char::from(*q))? + 1,
+                        b'(' => level += 1,
+                        b')' => {
+                            level -= 1;
+                            if level == 0 {
+                                break j + 1;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+            }
+            b'$' if b.get(i + 1) == Some(&b'{') => i + 1 + text[i + 1..].find('}')? + 1,
+            b'$' => {
+                let rest = &b[i + 1..];
+                let n = rest
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                    .count();
+                if n > 0 {
+                    i + 1 + n
+                } else if rest
+                    .first()
+                    .is_some_and(|c| b"$!?#@*-0123456789".contains(c))
+                {
+                    i + 2
+                } else {
+                    i + 1
+                }
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push_str(&text[last..start]);
+        let part = &text[start..end];
+        match home {
+            Some(h) if matches!(part, "$HOME" | "${HOME}") => out.push_str(h),
+            _ => out.push('*'),
+        }
+        i = end;
+        last = end;
+    }
+    out.push_str(&text[last..]);
+    Some(out)
 }
 
 /// Returns a command's text for messages: its first 120 characters, in backquotes.
@@ -125,36 +204,28 @@ fn add_taint(list: &mut Vec<Taint>, dest: &Target, from: &str, by: &str) {
 impl Walker<'_> {
     /// Returns a resolved target marked as credentials when a copy this line made holds it
     /// (or it lies inside one), or when a symbolic link in its path leads to credentials.
-    pub(super) fn marked(&self, t: Target) -> Target {
-        if t.credential || t.protected {
+    /// Links in its folders (on the file system, or made earlier on the line) are followed:
+    /// the target is the place reached (`h/.ssh` with `h` a link to the home is `~/.ssh`);
+    /// the last name too with `last` (a folder gone into or listed: `h/`, `h/*`, `cd h`).
+    /// What a change through a link to the last name reaches is the policy's to follow.
+    pub(super) fn marked(&self, t: Target, last: bool) -> Target {
+        if t.protected {
             return t;
         }
         let Some(p) = t.path.clone() else {
             return t;
         };
-        if let Some(x) = self
+        let t = self.through_links(t, last);
+        if t.credential {
+            return t;
+        }
+        match self
             .out
             .tainted
             .iter()
             .find(|x| paths::path_is_under(&p, &x.path))
         {
-            return paths::tainted_by(t, x);
-        }
-        // Paths are normalised: their bytes compare (a `Path`'s `==` parses components).
-        let cached = self.links_seen.borrow().get(p.as_os_str()).cloned();
-        let note = match cached {
-            Some(note) => note,
-            None => {
-                let note = paths::link_to_credential(&p, self.ctx);
-                let mut seen = self.links_seen.borrow_mut();
-                if seen.len() < MAX_LINKS_SEEN {
-                    seen.insert(p.into_os_string(), note.clone());
-                }
-                note
-            }
-        };
-        match note {
-            Some(real) => paths::as_link_to(t, &real),
+            Some(x) => paths::tainted_by(t, x),
             None => t,
         }
     }
@@ -182,15 +253,18 @@ impl Walker<'_> {
 }
 
 /// Classifies a shell line, copies of credentials included: what flows from credentials
-/// into files ([`stream_taints`]) is known before the line is walked, so a later command of
+/// into files ([`line_facts`]) is known before the line is walked, so a later command of
 /// the line that reads, sends or copies such a file is judged as handling credentials;
 /// every file the line makes from credentials is in [`Classification::tainted`].
 pub(crate) fn classify_line(cmd: &str, ctx: &Context) -> Classification {
-    let streams = stream_taints(cmd, ctx);
-    if streams.is_empty() {
+    let (streams, links) = line_facts(cmd, ctx);
+    if streams.is_empty() && links.is_empty() {
         return super::classify_command(cmd, ctx);
     }
-    let with = ctx.clone().with_tainted(streams.clone());
+    let with = ctx
+        .clone()
+        .with_tainted(streams.clone())
+        .with_made_links(links);
     let mut c = super::classify_command(cmd, &with);
     let mut all = streams;
     for t in c.tainted.drain(..) {
@@ -320,22 +394,33 @@ struct Streams<'c> {
     ctx: &'c Context,
     cwd: Option<PathBuf>,
     out: Vec<Taint>,
+    /// The links the line makes: each path and where it leads.
+    links: Vec<(PathBuf, PathBuf)>,
 }
 
-/// Returns the files a line writes from what flows out of credentials: a command that reads
-/// a credential file, prints a secret variable or the environment, whose output (or a
-/// later stage's in its pipeline) goes to a file (`>`, `>>`, `tee FILE`, `cpio -O FILE`).
-/// Programs that only use credentials to reach another system are not followed.
-pub(crate) fn stream_taints(cmd: &str, ctx: &Context) -> Vec<Taint> {
-    // Nothing goes to a file without one of these.
-    if !(cmd.contains('>') || cmd.contains("tee") || cmd.contains("cpio")) {
-        return Vec::new();
+/// Most links one line records.
+const MAX_LINKS: usize = 64;
+
+/// Returns the files a line writes from what flows out of credentials (a command that
+/// reads a credential file, prints a secret variable or the environment, whose output, or a
+/// later stage's in its pipeline, goes to a file: `>`, `>>`, `tee FILE`, `cpio -O FILE`;
+/// programs that only use credentials to reach another system are not followed), and the
+/// symbolic and hard links it makes (`ln -s ~ h`: `h` leads to the home for the whole line, so
+/// `rm -rf h/.ssh` after it is judged as deleting `~/.ssh`).
+fn line_facts(cmd: &str, ctx: &Context) -> (Vec<Taint>, Vec<(PathBuf, PathBuf)>) {
+    // Nothing goes to a file without one of these, and no link is made without `ln` or
+    // `cp` (`cp -s`, `cp -l`).
+    let streams = cmd.contains('>') || cmd.contains("tee") || cmd.contains("cpio");
+    let links = cmd.contains("ln") || cmd.contains("cp");
+    if !streams && !links {
+        return (Vec::new(), Vec::new());
     }
     let script = shell::parse(cmd);
     let mut st = Streams {
         ctx,
         cwd: Some(ctx.cwd().to_path_buf()),
         out: Vec::new(),
+        links: Vec::new(),
     };
     // A line not understood is held whatever it writes.
     if script.problem.is_none() {
@@ -343,7 +428,7 @@ pub(crate) fn stream_taints(cmd: &str, ctx: &Context) -> Vec<Taint> {
     }
     // The walk reads the same line next: it takes this parse.
     shell::keep_parsed(cmd, script);
-    st.out
+    (st.out, st.links)
 }
 
 impl Streams<'_> {
@@ -380,6 +465,17 @@ impl Streams<'_> {
                     let name = program(s);
                     if let Some((n, i)) = name {
                         self.nested(s, n, i, depth);
+                        if matches!(n, "ln" | "cp") {
+                            let made =
+                                links::made(n, &s.words[i + 1..], self.cwd.as_deref(), self.ctx);
+                            for (p, to) in made {
+                                if self.links.len() < MAX_LINKS
+                                    && !self.links.iter().any(|(q, _)| *q == p)
+                                {
+                                    self.links.push((p, to));
+                                }
+                            }
+                        }
                         if single && matches!(n, "cd" | "pushd") {
                             self.cwd = match s.words.get(i + 1) {
                                 Some(d) => self.target(d).path,
@@ -656,6 +752,41 @@ mod tests {
                 want.map(str::to_owned),
                 "{text}"
             );
+        }
+    }
+
+    #[test]
+    fn computed_words_shaped_like_credentials_hold_them() {
+        let ctx = ctx();
+        for (text, shape) in [
+            ("/proc/$$/environ", Some("/proc/*/environ")),
+            ("/proc/$PPID/environ", Some("/proc/*/environ")),
+            ("/proc/${PID}/environ", Some("/proc/*/environ")),
+            ("/proc/$(pgrep -f 'a)b')/environ", Some("/proc/*/environ")),
+            ("/proc/`pgrep node`/environ", Some("/proc/*/environ")),
+            ("$HOME/.aws/$F", Some("/home/dev/.aws/*")),
+            ("$X", Some("*")),
+            ("/proc/$(x/environ", None),
+        ] {
+            assert_eq!(computed_shape(text, &ctx).as_deref(), shape, "{text}");
+        }
+        for (text, credential) in [
+            ("/proc/$$/environ", true),
+            ("/proc/$(pgrep claude)/environ", true),
+            ("$HOME/.aws/$F", true),
+            ("$DIR/.ssh/id_ed25519", true),
+            ("/proc/$$/status", false),
+            ("$OUT/report.txt", false),
+            ("$X", false),
+        ] {
+            let w = Word {
+                text: text.into(),
+                literal: false,
+                ..Word::default()
+            };
+            let t = resolve_word(&w, Some(ctx.cwd()), &ctx);
+            assert_eq!(t.credential, credential, "{text}");
+            assert!(t.path.is_none(), "{text} stays computed");
         }
     }
 

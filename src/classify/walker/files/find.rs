@@ -192,10 +192,31 @@ impl Walker<'_> {
                         break;
                     };
                     tests.execs.push(args[i + 1..end].to_vec());
+                    // `-execdir` runs the command in the folder holding each match: a
+                    // starting point's own folder (`find ~/.ssh -execdir rm -rf .ssh`
+                    // runs in `~`), or one inside it. Its other words are judged from the
+                    // starting points' folder (unknown when they differ), `{}` as the
+                    // match.
+                    let in_dir = matches!(a, "-execdir" | "-okdir");
+                    let given = if starts.is_empty() {
+                        vec![Word::lit(".")]
+                    } else {
+                        starts.clone()
+                    };
+                    let placed: Vec<Word> = given
+                        .iter()
+                        .map(|st| match self.target(st).path {
+                            Some(p) if in_dir && st.literal => Word {
+                                text: p.display().to_string(),
+                                ..st.clone()
+                            },
+                            _ => st.clone(),
+                        })
+                        .collect();
                     let mut cmd: Vec<Word> = Vec::new();
                     for w in &args[i + 1..end] {
                         if w.text.contains("{}") {
-                            for st in &starts {
+                            for st in &placed {
                                 let mut nw = st.clone();
                                 nw.text = w.text.replace("{}", &st.text);
                                 nw.literal &= w.literal;
@@ -212,7 +233,21 @@ impl Walker<'_> {
                             under_find: true,
                             ..Mods::default()
                         };
+                        let cwd = self.cwd.clone();
+                        if in_dir {
+                            let dirs: Vec<Option<std::path::PathBuf>> =
+                                given.iter().map(|st| self.match_folder(st)).collect();
+                            self.cwd = match dirs.split_first() {
+                                Some((first, rest)) if rest.iter().all(|d| d == first) => {
+                                    first.clone()
+                                }
+                                _ => None,
+                            };
+                        }
                         let _ = self.command(c.s, &cmd, c.depth, None, mods);
+                        // The command ran in a process of its own: the line goes on where
+                        // it was.
+                        self.cwd = cwd;
                     }
                     i = end;
                 }
@@ -257,8 +292,11 @@ impl Walker<'_> {
             }
             i += 1;
         }
-        // `-files0-from FILE`: the starting points are the names in FILE, read at run time.
+        // `-files0-from FILE`: the starting points are the names in FILE, read at run time
+        // (and printed where they are no file: its content).
         if let Some(f) = &listed_from {
+            let tg = self.target(f);
+            self.found(c, Effect::Read(tg), "read", "", "find reads the names in");
             starts = vec![Word {
                 text: format!("$(cat {})", f.text),
                 literal: false,
@@ -506,6 +544,28 @@ impl Walker<'_> {
                     );
                 }
             }
+        }
+    }
+}
+
+impl Walker<'_> {
+    /// Returns the folder `find -execdir` runs in for a starting point itself: the folder
+    /// holding it as find names it (`a/b` in `a`, `a`, `.` and `..` in the working
+    /// directory, `/x/y` in `/x`), links followed; None when computed.
+    fn match_folder(&self, st: &Word) -> Option<std::path::PathBuf> {
+        if !st.literal {
+            return None;
+        }
+        let text = st.text.trim_end_matches('/');
+        // The shell expands `~` before find sees it: the folder is the home's.
+        if text.starts_with('~') || text.is_empty() {
+            let p = self.target(st).path?;
+            return Some(p.parent().map_or(p.clone(), std::path::Path::to_path_buf));
+        }
+        match text.rfind('/') {
+            None => self.cwd.clone(),
+            Some(0) => Some("/".into()),
+            Some(i) => self.folder(&Word::lit(&text[..i])),
         }
     }
 }
