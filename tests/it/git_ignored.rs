@@ -1,32 +1,10 @@
 //! What oath creates in a project's git work tree stays out of `git status`, except what is
 //! meant for the team; a `.gitignore` of the user's is never changed.
 
-use std::path::Path;
-use std::process::Command;
-
 use serde_json::json;
 
 use crate::support::TestEnv;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use crate::support::git;
 
 /// A git repository with one commit holding `files`.
 fn repo(env: &TestEnv, files: &[(&str, &str)]) {

@@ -5,31 +5,10 @@
 //! where nothing is; appending, and the client's own Write tool (its checkpoint brings the
 //! file back), are not asked.
 
-use std::path::Path;
-use std::process::Command;
-
 use serde_json::json;
 
+use crate::support::git;
 use crate::support::{TestEnv, assert_valid_answer, clip};
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// A repository with `README.md`, `notes.md`, `main.c` and `src/lib.rs` committed, then
 /// `notes.md` changed, `scratch.txt` untracked, and `target/out.txt` and `build.log`

@@ -8,35 +8,18 @@
 //! (`rm -rf .c*`, `find . -name settings.json -delete`); ordinary work (`git stash` of
 //! tracked changes, a build into `build/`, a clone into `vendor/`) keeps its answer.
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
 use crate::support::TestEnv;
+use crate::support::git;
 
 /// The clock of every hook: the instant `safety::trusted` stamps its successes.
 const NOW: &str = "2026-11-01T00:00:00Z";
 
 /// The project's settings, with a hook that must stay in place.
 const SETTINGS: &str = "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"*\",\"hooks\":[{\"type\":\"command\",\"command\":\"oath hook\"}]}]}}\n";
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(ok, "git {args:?}");
-}
 
 /// A project: `src/a.c` and `.gitignore` committed, `.claude/settings.json` untracked,
 /// `.claude/settings.local.json` ignored, a tracked change in `src/a.c`.

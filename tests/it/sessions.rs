@@ -4,6 +4,7 @@
 //! trust. Paths are mapped onto a test project (a git repository whose ignore file lists the
 //! usual build outputs) and a test home; a successful Write or Edit creates its file there, so a
 //! later deletion meets what the session left. Figures printed with `--nocapture`.
+use crate::support::git;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -102,20 +103,6 @@ fn remap(v: &Value, from: &[(String, String)]) -> Value {
         }
         other => other.clone(),
     }
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(ok, "git {args:?}");
 }
 
 #[derive(Default)]
